@@ -1,0 +1,115 @@
+// Move-only RAII owners for CUDA streams and events and for cuBLAS and cuSPARSE handles.
+#pragma once
+
+#include "kernels/base/cuda_check.hpp"
+
+#include <utility>
+
+namespace kbench {
+
+namespace detail {
+/// Generic move-only owner: `Destroy` is called on a non-null handle; it must not throw.
+template <typename Handle, auto Destroy>
+class unique_handle {
+public:
+    unique_handle() = default;
+    explicit unique_handle(Handle h) noexcept : h_{h} {}
+    ~unique_handle() { reset(); }
+    unique_handle(const unique_handle&) = delete;
+    unique_handle& operator=(const unique_handle&) = delete;
+    unique_handle(unique_handle&& o) noexcept : h_{std::exchange(o.h_, Handle{})} {}
+    unique_handle& operator=(unique_handle&& o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            h_ = std::exchange(o.h_, Handle{});
+        }
+        return *this;
+    }
+    Handle get() const noexcept { return h_; }
+    operator Handle() const noexcept { return h_; }
+    void reset() noexcept
+    {
+        if (h_ != Handle{}) {
+            Destroy(h_);
+            h_ = Handle{};
+        }
+    }
+
+private:
+    Handle h_{};
+};
+
+inline void destroy_stream(cudaStream_t s) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); }
+inline void destroy_event(cudaEvent_t e) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaEventDestroy(e)); }
+inline void destroy_cublas(cublasHandle_t h) noexcept { cublasDestroy(h); }
+inline void destroy_cusparse(cusparseHandle_t h) noexcept { cusparseDestroy(h); }
+}  // namespace detail
+
+/// A non-blocking CUDA stream.
+class cuda_stream : public detail::unique_handle<cudaStream_t, detail::destroy_stream> {
+public:
+    cuda_stream()
+    {
+        cudaStream_t s{};
+        KBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        *this = cuda_stream(s);
+    }
+    void synchronize() const { KBENCH_CUDA_CHECK(cudaStreamSynchronize(get())); }
+
+private:
+    explicit cuda_stream(cudaStream_t s) : unique_handle(s) {}
+};
+
+/// A CUDA event with timing enabled.
+class cuda_event : public detail::unique_handle<cudaEvent_t, detail::destroy_event> {
+public:
+    cuda_event()
+    {
+        cudaEvent_t e{};
+        KBENCH_CUDA_CHECK(cudaEventCreate(&e));
+        *this = cuda_event(e);
+    }
+    void record(cudaStream_t stream) const { KBENCH_CUDA_CHECK(cudaEventRecord(get(), stream)); }
+    void synchronize() const { KBENCH_CUDA_CHECK(cudaEventSynchronize(get())); }
+    /// Seconds elapsed from `start` to this event (both recorded and completed).
+    double seconds_since(const cuda_event& start) const
+    {
+        float ms = 0.0f;
+        KBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), get()));
+        return static_cast<double>(ms) * 1e-3;
+    }
+
+private:
+    explicit cuda_event(cudaEvent_t e) : unique_handle(e) {}
+};
+
+/// A cuBLAS handle.
+class cublas_handle : public detail::unique_handle<cublasHandle_t, detail::destroy_cublas> {
+public:
+    cublas_handle()
+    {
+        cublasHandle_t h{};
+        KBENCH_CUBLAS_CHECK(cublasCreate(&h));
+        *this = cublas_handle(h);
+    }
+
+private:
+    explicit cublas_handle(cublasHandle_t h) : unique_handle(h) {}
+};
+
+/// A cuSPARSE handle.
+class cusparse_handle : public detail::unique_handle<cusparseHandle_t, detail::destroy_cusparse> {
+public:
+    cusparse_handle()
+    {
+        cusparseHandle_t h{};
+        KBENCH_CUSPARSE_CHECK(cusparseCreate(&h));
+        *this = cusparse_handle(h);
+    }
+
+private:
+    explicit cusparse_handle(cusparseHandle_t h) : unique_handle(h) {}
+};
+
+}  // namespace kbench

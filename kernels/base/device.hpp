@@ -1,0 +1,36 @@
+// Device discovery: whether a usable CUDA device is present, and its properties.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace kbench {
+
+/// Static facts about a CUDA device, read with cudaGetDeviceProperties and the driver/runtime
+/// version queries. Clocks in MHz, sizes in bytes.
+struct device_info {
+    int ordinal = 0;
+    std::string name;          // e.g. "NVIDIA H200"
+    int sm_count = 0;          // streaming multiprocessors
+    int compute_capability = 0;  // major*10 + minor, e.g. 90
+    int sm_clock_mhz = 0;      // maximum SM clock
+    int memory_clock_mhz = 0;  // peak memory clock
+    int memory_bus_width_bits = 0;
+    std::size_t global_memory_bytes = 0;
+    std::size_t l2_cache_bytes = 0;
+    bool ecc_enabled = false;
+    int driver_version = 0;   // e.g. 13000 for 13.0
+    int runtime_version = 0;
+};
+
+/// Empty string when a CUDA device can be used; otherwise why not (no driver, no device, ...).
+/// Never throws.
+std::string gpu_unavailable_reason();
+
+/// True when a CUDA device can be used. Never throws.
+inline bool has_gpu() { return gpu_unavailable_reason().empty(); }
+
+/// Properties of the current device. Throws kbench::cuda_error without a usable device.
+device_info query_device();
+
+}  // namespace kbench

@@ -1,0 +1,49 @@
+// Device-resident copies of the host sparse formats (matrices/csr.hpp, matrices/sellp.hpp).
+#pragma once
+
+#include "kernels/base/device_buffer.hpp"
+#include "matrices/csr.hpp"
+#include "matrices/sellp.hpp"
+
+namespace kbench {
+
+/// A CSR matrix uploaded to the device. Throws kbench::cuda_error when allocation fails.
+template <typename T>
+struct DeviceCsr {
+    index_type num_rows = 0, num_cols = 0, nnz = 0;
+    device_buffer<index_type> row_ptr, col_idx;
+    device_buffer<T> values;
+
+    explicit DeviceCsr(const Csr<T>& a)
+        : num_rows{a.num_rows}, num_cols{a.num_cols}, nnz{a.nnz()},
+          row_ptr{a.row_ptr}, col_idx{a.col_idx}, values{a.values}
+    {}
+    CsrView<T> view() const
+    {
+        return {num_rows, num_cols, nnz, row_ptr.data(), col_idx.data(), values.data()};
+    }
+};
+
+/// A SELL-P matrix uploaded to the device. Throws kbench::cuda_error when allocation fails.
+template <typename T>
+struct DeviceSellp {
+    index_type num_rows = 0, num_cols = 0, nnz = 0;
+    SellpParams params;
+    index_type num_slices = 0;
+    device_buffer<index_type> slice_ptr, col_idx, row_perm;
+    device_buffer<T> values;
+
+    explicit DeviceSellp(const Sellp<T>& a)
+        : num_rows{a.num_rows}, num_cols{a.num_cols}, nnz{a.nnz}, params{a.params},
+          num_slices{a.num_slices()}, slice_ptr{a.slice_ptr}, col_idx{a.col_idx},
+          row_perm{a.row_perm}, values{a.values}
+    {}
+    SellpView<T> view() const
+    {
+        return {num_rows, num_cols, nnz, params.slice_height, params.threads_per_row, num_slices,
+                slice_ptr.data(), col_idx.data(), values.data(),
+                row_perm.empty() ? nullptr : row_perm.data()};
+    }
+};
+
+}  // namespace kbench

@@ -1,0 +1,53 @@
+// Sparse matrix-vector products y = alpha*A*x + beta*y (SpMV): host launchers for the GPU kernels
+// and their CPU reference twins (same arguments, host pointers, no stream).
+//
+// Conventions for every function here: x has num_cols entries, y has num_rows entries; views and
+// vectors live in device memory for the GPU launchers and in host memory for the references.
+// When beta == 0, y is not read (NaN/Inf in y do not propagate), as in BLAS. Launchers enqueue
+// on `stream` and do not synchronize; they throw kbench::cuda_error on a launch failure and
+// std::invalid_argument for inconsistent views (e.g. unsupported threads_per_row).
+// T is float or double.
+#pragma once
+
+#include "matrices/csr.hpp"
+#include "matrices/sellp.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace kbench::spmv {
+
+/// CSR SpMV, one thread per row ("scalar" kernel; Bell & Garland 2009). Uncoalesced for long rows.
+template <typename T>
+void csr_scalar(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream);
+
+/// CSR SpMV, a sub-warp of `subwarp` lanes per row (2, 4, 8, 16 or 32) with a shuffle reduction
+/// ("vector" kernel). subwarp == 0 picks it from the mean row length (see choose_csr_subwarp).
+template <typename T>
+void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream,
+                int subwarp = 0);
+
+/// The sub-warp size csr_vector uses when given 0: the smallest power of two in [2, 32]
+/// that is >= mean nonzeros per row.
+int choose_csr_subwarp(const CsrView<double>& a);
+int choose_csr_subwarp(const CsrView<float>& a);
+
+/// SELL-P SpMV (anzt2015 Sec. 3.1, Fig. 4): one b x t thread block per slice, thread (r, k)
+/// accumulates entries j = k, k+t, ... of local row r, then the t partial sums of a row are
+/// reduced in shared memory. Supports b*t <= 1024 and t in {1, 2, 4, 8, 16, 32}. When the view
+/// has a row permutation (SELL-C-sigma), y is written in the original row order.
+template <typename T>
+void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream);
+
+namespace reference {
+
+/// CPU reference of every CSR SpMV (scalar and vector compute the same product).
+template <typename T>
+void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y);
+
+/// CPU reference of SELL-P SpMV, computed from the SELL-P arrays themselves (so it checks the
+/// conversion as well as the kernel).
+template <typename T>
+void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y);
+
+}  // namespace reference
+}  // namespace kbench::spmv

@@ -1,0 +1,54 @@
+// Matrix sets: JSON manifests naming Matrix Market files or generators.
+//
+// Manifest format (matrices/sets/*.json):
+//   {"name": "default", "description": "...",
+//    "matrices": [
+//      {"name": "fv1", "file": "fv1.mtx", "stands_for": "FV1 (anzt2015 Table 2)"},
+//      {"name": "lap3d_7pt_200", "generator": "laplacian_3d_7pt", "params": {"nx": 200, "ny": 200, "nz": 200}},
+//      {"name": "fv1_x240", "generator": "replicate",
+//       "params": {"file": "fv1.mtx", "target_rows": 2000000, "layout": "diagonal"}}]}
+// Generators: laplacian_2d_5pt (nx, ny), laplacian_3d_7pt / laplacian_3d_27pt (nx, ny, nz),
+// convection_diffusion (nx, ny, nz, wx, wy, wz), trefethen (n), replicate (file, target_rows,
+// layout = "diagonal" | "five_band").
+#pragma once
+
+#include "matrices/csr.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbench {
+
+/// One entry of a matrix set. `spec` holds the manifest entry as JSON text.
+struct MatrixEntry {
+    std::string name;
+    std::string source;      // "file" or a generator name
+    std::string file;        // resolved path for "file" and "replicate" entries, else empty
+    std::string stands_for;  // which paper matrix this one stands in for (may be empty)
+    std::string spec;        // the manifest entry (JSON text) for the results' context
+};
+
+struct MatrixSet {
+    std::string name;
+    std::string description;
+    std::vector<MatrixEntry> matrices;
+};
+
+/// The matrix directory: `cli_value` if non-empty, else $KBENCH_MATRIX_DIR, else empty.
+std::string resolve_matrix_dir(const std::string& cli_value);
+
+/// Loads a manifest from `path_or_name`: a path to a JSON file, or the name of a set shipped in
+/// matrices/sets/ (e.g. "default"). File entries are resolved against `matrix_dir`. Throws
+/// std::invalid_argument naming the manifest and the entry for unknown generators, missing
+/// parameters, or a file entry whose file does not exist (the message says to pass --matrix-dir
+/// or set KBENCH_MATRIX_DIR).
+MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir);
+
+/// Names of the sets shipped in matrices/sets/.
+std::vector<std::string> shipped_matrix_sets();
+
+/// Builds (reads or generates) the matrix of an entry. Throws as the reader/generator does.
+Csr<double> build_matrix(const MatrixEntry& entry);
+
+}  // namespace kbench

@@ -1,0 +1,74 @@
+// Memory-traffic and flop models of SpMV y = alpha*A*x + beta*y (anzt2015 Sec. 3.1 and Sec. 4.2:
+// SpMV is bandwidth bound, so its time is modeled as bytes moved / bandwidth).
+//
+// Each model counts the fewest bytes the kernel must move through device memory: every matrix
+// array read once, x read once (perfect reuse through the caches), y written once and read once
+// when beta != 0. Padding entries of SELL-P are read like nonzeros. Flops count only the true
+// nonzeros: 2 per nonzero (multiply + add); the alpha/beta scaling (<= 3 per row) is ignored,
+// as in anzt2015 Table 3.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kbench::models {
+
+/// Bytes and flops of one kernel call.
+struct Traffic {
+    double bytes_read = 0.0;
+    double bytes_written = 0.0;
+    double flops = 0.0;
+    constexpr double bytes() const { return bytes_read + bytes_written; }
+};
+
+/// CSR SpMV: n x m matrix with nnz nonzeros, values of `value_bytes`, indices of `index_bytes`.
+constexpr Traffic csr_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
+                           int value_bytes, int index_bytes = 4, bool beta_nonzero = false)
+{
+    Traffic t;
+    t.bytes_read = static_cast<double>(nnz) * value_bytes          // values
+                   + static_cast<double>(nnz) * index_bytes        // column indices
+                   + static_cast<double>(n + 1) * index_bytes      // row pointers
+                   + static_cast<double>(m) * value_bytes          // x, once
+                   + (beta_nonzero ? static_cast<double>(n) * value_bytes : 0.0);  // y in
+    t.bytes_written = static_cast<double>(n) * value_bytes;        // y out
+    t.flops = 2.0 * static_cast<double>(nnz);
+    return t;
+}
+
+/// SELL-P SpMV: `stored` entries including padding in `slices` slices; with SELL-C-sigma
+/// (`permuted`) the row permutation (n indices) is read as well.
+constexpr Traffic sellp_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
+                             std::int64_t stored, std::int64_t slices, int value_bytes,
+                             int index_bytes = 4, bool beta_nonzero = false,
+                             bool permuted = false)
+{
+    Traffic t;
+    t.bytes_read = static_cast<double>(stored) * value_bytes          // values incl. padding
+                   + static_cast<double>(stored) * index_bytes        // column indices
+                   + static_cast<double>(slices + 1) * index_bytes    // slice pointers
+                   + (permuted ? static_cast<double>(n) * index_bytes : 0.0)  // row permutation
+                   + static_cast<double>(m) * value_bytes             // x, once
+                   + (beta_nonzero ? static_cast<double>(n) * value_bytes : 0.0);
+    t.bytes_written = static_cast<double>(n) * value_bytes;
+    t.flops = 2.0 * static_cast<double>(nnz);
+    return t;
+}
+
+/// Achieved bandwidth in GB/s (1e9 bytes per second) of `traffic` moved in `seconds`.
+constexpr double gb_per_s(const Traffic& traffic, double seconds)
+{
+    return traffic.bytes() / seconds * 1e-9;
+}
+
+/// Achieved GFlop/s (1e9 flops per second).
+constexpr double gflop_per_s(const Traffic& traffic, double seconds)
+{
+    return traffic.flops / seconds * 1e-9;
+}
+
+/// Improvement zeta_M = 1 - T_new / T_ref (anzt2015 Table 3): the fraction of the reference
+/// time saved by switching kernels; negative when the new kernel is slower.
+constexpr double improvement(double t_ref, double t_new) { return 1.0 - t_new / t_ref; }
+
+}  // namespace kbench::models
