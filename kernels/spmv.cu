@@ -1,1 +1,271 @@
-// placeholder: to be implemented
+// GPU SpMV kernels y = alpha*A*x + beta*y: CSR scalar, CSR vector (sub-warp per row) and
+// SELL-P (anzt2015 Sec. 3.1, Figs. 4-5). Declarations and conventions in kernels/spmv.hpp.
+//
+// Memory hints used throughout: matrix arrays are read once per product, so they are loaded
+// with __ldcs (ld.global.cs, evict-first) to leave L1/L2 to x, which is gathered through __ldg
+// (read-only path) and reused across rows.
+#include "kernels/spmv.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::spmv {
+namespace {
+
+constexpr int scalar_block_size = 256;
+constexpr int vector_block_size = 256;
+constexpr int sellp_max_block_size = 1024;
+constexpr int unroll = 4;  // independent loads in flight per thread
+
+/// y = alpha*sum (+ beta*y when beta != 0: y is not read otherwise).
+template <typename T>
+__device__ __forceinline__ void store_result(T* __restrict__ y, index_type row, T alpha, T sum,
+                                             T beta)
+{
+    y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+/// Sums entries [begin, end) with a stride, `unroll` independent loads at a time.
+template <typename T, typename Acc>
+__device__ __forceinline__ Acc strided_dot(const index_type* __restrict__ col_idx,
+                                           const T* __restrict__ values,
+                                           const T* __restrict__ x, index_type begin,
+                                           index_type end, index_type stride)
+{
+    Acc sum{0};
+    index_type k = begin;
+    for (; k + (unroll - 1) * stride < end; k += unroll * stride) {
+        index_type c[unroll];
+        T v[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+            c[u] = __ldcs(col_idx + k + u * stride);
+            v[u] = __ldcs(values + k + u * stride);
+        }
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) sum += v[u] * __ldg(x + c[u]);
+    }
+    for (; k < end; k += stride) sum += __ldcs(values + k) * __ldg(x + __ldcs(col_idx + k));
+    return sum;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(scalar_block_size)
+    csr_scalar_kernel(index_type num_rows, const index_type* __restrict__ row_ptr,
+                      const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                      T alpha, const T* __restrict__ x, T beta, T* __restrict__ y)
+{
+    const std::int64_t row = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (row >= num_rows) return;
+    const T sum = strided_dot<T, T>(col_idx, values, x, __ldg(row_ptr + row),
+                                    __ldg(row_ptr + row + 1), 1);
+    store_result(y, static_cast<index_type>(row), alpha, sum, beta);
+}
+
+/// Subwarp lanes per row; the subwarp's partial sums are reduced with __shfl_down_sync inside
+/// the subwarp (width = Subwarp), lane 0 writes. Rows past num_rows get an empty range so every
+/// lane of the warp reaches the shuffles.
+template <typename T, int Subwarp>
+__global__ void __launch_bounds__(vector_block_size)
+    csr_vector_kernel(index_type num_rows, const index_type* __restrict__ row_ptr,
+                      const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                      T alpha, const T* __restrict__ x, T beta, T* __restrict__ y)
+{
+    const std::int64_t tid = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    const std::int64_t row = tid / Subwarp;
+    const int lane = static_cast<int>(tid % Subwarp);
+    const bool valid = row < num_rows;
+    const index_type begin = valid ? __ldg(row_ptr + row) : 0;
+    const index_type end = valid ? __ldg(row_ptr + row + 1) : 0;
+    T sum = strided_dot<T, T>(col_idx, values, x, begin + lane, end, Subwarp);
+#pragma unroll
+    for (int offset = Subwarp / 2; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset, Subwarp);
+    if (valid && lane == 0) store_result(y, static_cast<index_type>(row), alpha, sum, beta);
+}
+
+/// SELL-P: block s handles slice s with b*T threads, thread index = r + k*b (r fastest), so a
+/// warp's loads of entry j of consecutive rows are consecutive addresses (coalesced). Thread
+/// (r, k) sums entries j = k, k+T, ... of local row r (the slice row length is a multiple of T,
+/// so every thread runs the same number of iterations). The T partial sums of a row lie in
+/// different warps (stride b), so they are reduced through shared memory: partials are stored
+/// at smem[k*S + r], S = b + 32/T; after one barrier, thread q reads the partial (k = q % T,
+/// r = q / T) so that the T partials of a row sit in T consecutive lanes of one warp, and a
+/// __shfl_xor_sync butterfly of width T finishes the sum (one barrier in all; the 32/T pad
+/// makes the transposed read bank-conflict free when b is a multiple of 32).
+template <typename T, int Tpr>
+__global__ void __launch_bounds__(sellp_max_block_size)
+    sellp_kernel(index_type num_rows, index_type b, const index_type* __restrict__ slice_ptr,
+                 const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                 const index_type* __restrict__ row_perm, T alpha, const T* __restrict__ x,
+                 T beta, T* __restrict__ y)
+{
+    const index_type s = static_cast<index_type>(blockIdx.x);
+    const index_type r = static_cast<index_type>(threadIdx.x) % b;
+    const index_type k = static_cast<index_type>(threadIdx.x) / b;
+    const index_type start = __ldg(slice_ptr + s);
+    const index_type len = (__ldg(slice_ptr + s + 1) - start) / b;
+    // Entry j of local row r sits at start + j*b + r; thread k takes j = k, k+T, ...
+    const index_type offset = start + r;
+    T sum = strided_dot<T, T>(col_idx + offset, values + offset, x, k * b, len * b, Tpr * b);
+    index_type out_row = s * b + r;
+    if constexpr (Tpr > 1) {
+        extern __shared__ unsigned char smem_raw[];
+        T* smem = reinterpret_cast<T*>(smem_raw);
+        const index_type stride = b + 32 / Tpr;
+        smem[k * stride + r] = sum;
+        __syncthreads();
+        const index_type q = static_cast<index_type>(threadIdx.x);
+        const index_type rr = q / Tpr;
+        const index_type kk = q % Tpr;
+        sum = smem[kk * stride + rr];
+        // The last warp may be partial when b*T is not a multiple of 32; groups of T lanes are
+        // always complete (32 and b*T are multiples of T).
+        const unsigned warp_threads = min(32u, blockDim.x - (threadIdx.x & ~31u));
+        const unsigned mask = warp_threads == 32 ? 0xffffffffu : (1u << warp_threads) - 1u;
+#pragma unroll
+        for (int m = Tpr / 2; m > 0; m /= 2) sum += __shfl_xor_sync(mask, sum, m, Tpr);
+        if (kk != 0) return;
+        out_row = s * b + rr;
+    }
+    if (out_row >= num_rows) return;
+    const index_type dst = row_perm == nullptr ? out_row : __ldg(row_perm + out_row);
+    store_result(y, dst, alpha, sum, beta);
+}
+
+template <typename T>
+void check_csr(const CsrView<T>& a, const char* who)
+{
+    if (a.num_rows < 0 || a.num_cols < 0 || a.nnz < 0)
+        throw std::invalid_argument(std::string{who} + ": negative size (" +
+                                    std::to_string(a.num_rows) + " x " +
+                                    std::to_string(a.num_cols) + ", nnz " +
+                                    std::to_string(a.nnz) + "), expected sizes >= 0");
+    if (a.num_rows > 0 && a.row_ptr == nullptr)
+        throw std::invalid_argument(std::string{who} + ": row_ptr is null for " +
+                                    std::to_string(a.num_rows) + " rows");
+}
+
+template <typename T, int Subwarp>
+void launch_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
+{
+    constexpr int rows_per_block = vector_block_size / Subwarp;
+    const auto blocks = static_cast<unsigned>((std::int64_t{a.num_rows} + rows_per_block - 1) /
+                                              rows_per_block);
+    csr_vector_kernel<T, Subwarp><<<blocks, vector_block_size, 0, stream>>>(
+        a.num_rows, a.row_ptr, a.col_idx, a.values, alpha, x, beta, y);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int Tpr>
+void launch_sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
+{
+    const int threads = a.slice_height * Tpr;
+    const std::size_t smem =
+        Tpr > 1 ? std::size_t(Tpr) * std::size_t(a.slice_height + 32 / Tpr) * sizeof(T) : 0;
+    sellp_kernel<T, Tpr><<<static_cast<unsigned>(a.num_slices), threads, smem, stream>>>(
+        a.num_rows, a.slice_height, a.slice_ptr, a.col_idx, a.values, a.row_perm, alpha, x, beta,
+        y);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+int subwarp_for(const CsrView<T>& a)
+{
+    const double mean = a.num_rows > 0 ? double(a.nnz) / double(a.num_rows) : 0.0;
+    int sw = 2;
+    while (sw < 32 && sw < mean) sw *= 2;
+    return sw;
+}
+
+template <typename T>
+SellpParams sellp_params_for(const CsrView<T>& a)
+{
+    const double mean = a.num_rows > 0 ? double(a.nnz) / double(a.num_rows) : 0.0;
+    index_type t = 1;
+    while (t < 32 && t < mean / 8.0) t *= 2;
+    SellpParams p;
+    p.threads_per_row = t;
+    p.slice_height = 256 / t;
+    p.sigma = 1;
+    return p;
+}
+
+}  // namespace
+
+int choose_csr_subwarp(const CsrView<double>& a) { return subwarp_for(a); }
+int choose_csr_subwarp(const CsrView<float>& a) { return subwarp_for(a); }
+SellpParams choose_sellp_params(const CsrView<double>& a) { return sellp_params_for(a); }
+SellpParams choose_sellp_params(const CsrView<float>& a) { return sellp_params_for(a); }
+
+template <typename T>
+void csr_scalar(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
+{
+    check_csr(a, "spmv::csr_scalar");
+    if (a.num_rows == 0) return;
+    const auto blocks = static_cast<unsigned>((std::int64_t{a.num_rows} + scalar_block_size - 1) /
+                                              scalar_block_size);
+    csr_scalar_kernel<T><<<blocks, scalar_block_size, 0, stream>>>(
+        a.num_rows, a.row_ptr, a.col_idx, a.values, alpha, x, beta, y);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream,
+                int subwarp)
+{
+    check_csr(a, "spmv::csr_vector");
+    if (subwarp == 0) subwarp = subwarp_for(a);
+    if (a.num_rows == 0) return;
+    switch (subwarp) {
+    case 2: return launch_vector<T, 2>(a, alpha, x, beta, y, stream);
+    case 4: return launch_vector<T, 4>(a, alpha, x, beta, y, stream);
+    case 8: return launch_vector<T, 8>(a, alpha, x, beta, y, stream);
+    case 16: return launch_vector<T, 16>(a, alpha, x, beta, y, stream);
+    case 32: return launch_vector<T, 32>(a, alpha, x, beta, y, stream);
+    default:
+        throw std::invalid_argument("spmv::csr_vector: subwarp = " + std::to_string(subwarp) +
+                                    ", expected 0 (automatic), 2, 4, 8, 16 or 32");
+    }
+}
+
+template <typename T>
+void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
+{
+    const index_type b = a.slice_height;
+    const index_type t = a.threads_per_row;
+    if (b < 1 || std::int64_t{b} * t > sellp_max_block_size || t < 1)
+        throw std::invalid_argument("spmv::sellp: b = " + std::to_string(b) + ", t = " +
+                                    std::to_string(t) + ", expected b >= 1 and b*t <= 1024");
+    if (a.num_rows < 0 || a.num_slices != (std::int64_t{a.num_rows} + b - 1) / b)
+        throw std::invalid_argument("spmv::sellp: " + std::to_string(a.num_slices) +
+                                    " slices for " + std::to_string(a.num_rows) +
+                                    " rows, expected ceil(num_rows / b) with b = " +
+                                    std::to_string(b));
+    if (a.num_slices == 0) return;
+    switch (t) {
+    case 1: return launch_sellp<T, 1>(a, alpha, x, beta, y, stream);
+    case 2: return launch_sellp<T, 2>(a, alpha, x, beta, y, stream);
+    case 4: return launch_sellp<T, 4>(a, alpha, x, beta, y, stream);
+    case 8: return launch_sellp<T, 8>(a, alpha, x, beta, y, stream);
+    case 16: return launch_sellp<T, 16>(a, alpha, x, beta, y, stream);
+    case 32: return launch_sellp<T, 32>(a, alpha, x, beta, y, stream);
+    default:
+        throw std::invalid_argument("spmv::sellp: threads_per_row t = " + std::to_string(t) +
+                                    ", expected 1, 2, 4, 8, 16 or 32");
+    }
+}
+
+#define KBENCH_INSTANTIATE_SPMV(T)                                                          \
+    template void csr_scalar<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t);       \
+    template void csr_vector<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t, int);  \
+    template void sellp<T>(const SellpView<T>&, T, const T*, T, T*, cudaStream_t)
+KBENCH_INSTANTIATE_SPMV(float);
+KBENCH_INSTANTIATE_SPMV(double);
+#undef KBENCH_INSTANTIATE_SPMV
+
+}  // namespace kbench::spmv

@@ -33,10 +33,21 @@ int choose_csr_subwarp(const CsrView<float>& a);
 
 /// SELL-P SpMV (anzt2015 Sec. 3.1, Fig. 4): one b x t thread block per slice, thread (r, k)
 /// accumulates entries j = k, k+t, ... of local row r, then the t partial sums of a row are
-/// reduced in shared memory. Supports b*t <= 1024 and t in {1, 2, 4, 8, 16, 32}. When the view
+/// reduced through shared memory (one transpose) and a width-t warp shuffle. Supports b*t <= 1024 and t in {1, 2, 4, 8, 16, 32}. When the view
 /// has a row permutation (SELL-C-sigma), y is written in the original row order.
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream);
+
+/// Default SELL-P parameters for the `sellp` kernel, from the mean row length m = nnz/num_rows
+/// (host or device view: only the sizes are read). t = smallest power of two >= m/8, clamped to
+/// [1, 32]; b = 256/t (8 warps per block); sigma = 1. Rationale: the kernel's loads are coalesced
+/// over the b rows whatever t is, so t only trades per-thread serial work against reduction
+/// cost: m/8 leaves each thread about 4-8 multiply-adds (one or two unrolled batches of 4
+/// independent loads in flight) while padding each row by at most t-1 <= m/4 entries, and a
+/// 256-thread block lets 8 blocks share an SM at full occupancy. No row sorting, so the product
+/// needs no row permutation (tune sigma per matrix in the harness).
+SellpParams choose_sellp_params(const CsrView<double>& a);
+SellpParams choose_sellp_params(const CsrView<float>& a);
 
 namespace reference {
 

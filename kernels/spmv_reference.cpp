@@ -1,1 +1,65 @@
-// placeholder: to be implemented
+// CPU reference SpMV (twins of kernels/spmv.cu). Products are accumulated in double, so the
+// reference is at least as accurate as the kernels, which accumulate in T.
+#include "kernels/spmv.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::spmv::reference {
+namespace {
+
+template <typename T>
+void store(T* y, index_type row, T alpha, double sum, T beta)
+{
+    const double out = double(alpha) * sum + (beta == T{0} ? 0.0 : double(beta) * double(y[row]));
+    y[row] = static_cast<T>(out);
+}
+
+}  // namespace
+
+template <typename T>
+void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y)
+{
+    if (a.num_rows < 0 || a.num_cols < 0)
+        throw std::invalid_argument("spmv::reference::csr: negative dimension " +
+                                    std::to_string(a.num_rows) + " x " +
+                                    std::to_string(a.num_cols));
+    for (index_type i = 0; i < a.num_rows; ++i) {
+        double sum = 0.0;
+        for (index_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            sum += double(a.values[k]) * double(x[a.col_idx[k]]);
+        store(y, i, alpha, sum, beta);
+    }
+}
+
+template <typename T>
+void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y)
+{
+    const index_type b = a.slice_height;
+    if (b < 1 || a.num_rows < 0 || a.num_slices != (std::int64_t{a.num_rows} + b - 1) / b)
+        throw std::invalid_argument("spmv::reference::sellp: " + std::to_string(a.num_slices) +
+                                    " slices of height " + std::to_string(b) + " for " +
+                                    std::to_string(a.num_rows) +
+                                    " rows, expected b >= 1 and ceil(num_rows / b) slices");
+    for (index_type s = 0; s < a.num_slices; ++s) {
+        const index_type len = (a.slice_ptr[s + 1] - a.slice_ptr[s]) / b;
+        for (index_type r = 0; r < b; ++r) {
+            const index_type row = s * b + r;
+            if (row >= a.num_rows) break;
+            double sum = 0.0;
+            for (index_type j = 0; j < len; ++j) {
+                const std::size_t k = std::size_t(a.slice_ptr[s]) + std::size_t(j) * b + r;
+                sum += double(a.values[k]) * double(x[a.col_idx[k]]);
+            }
+            store(y, a.row_perm == nullptr ? row : a.row_perm[row], alpha, sum, beta);
+        }
+    }
+}
+
+template void csr<float>(const CsrView<float>&, float, const float*, float, float*);
+template void csr<double>(const CsrView<double>&, double, const double*, double, double*);
+template void sellp<float>(const SellpView<float>&, float, const float*, float, float*);
+template void sellp<double>(const SellpView<double>&, double, const double*, double, double*);
+
+}  // namespace kbench::spmv::reference

@@ -9,7 +9,11 @@
 //       "params": {"file": "fv1.mtx", "target_rows": 2000000, "layout": "diagonal"}}]}
 // Generators: laplacian_2d_5pt (nx, ny), laplacian_3d_7pt / laplacian_3d_27pt (nx, ny, nz),
 // convection_diffusion (nx, ny, nz, wx, wy, wz), trefethen (n), replicate (file, target_rows,
-// layout = "diagonal" | "five_band").
+// layout = "diagonal" | "five_band", optional, default "diagonal").
+// Each entry has a non-empty unique "name", exactly one of "file" / "generator", "params" for
+// generators (integers >= 1 for sizes, numbers for wx/wy/wz; unknown keys and parameters are
+// errors) and an optional "stands_for" string. Relative file paths resolve against the matrix
+// directory; absolute ones are used as they are.
 #pragma once
 
 #include "matrices/csr.hpp"
@@ -41,14 +45,18 @@ std::string resolve_matrix_dir(const std::string& cli_value);
 /// Loads a manifest from `path_or_name`: a path to a JSON file, or the name of a set shipped in
 /// matrices/sets/ (e.g. "default"). File entries are resolved against `matrix_dir`. Throws
 /// std::invalid_argument naming the manifest and the entry for unknown generators, missing
-/// parameters, or a file entry whose file does not exist (the message says to pass --matrix-dir
-/// or set KBENCH_MATRIX_DIR).
+/// or wrongly typed parameters, duplicate names, a file entry without a matrix directory (the
+/// message says to pass --matrix-dir or set KBENCH_MATRIX_DIR) or whose file does not exist
+/// (the message gives the full path), and for a name that is no file and no shipped set (the
+/// message lists the shipped sets). Files are checked here, not read.
 MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir);
 
-/// Names of the sets shipped in matrices/sets/.
+/// Names (file stems) of the *.json sets shipped in matrices/sets/ (KBENCH_SETS_DIR), sorted.
 std::vector<std::string> shipped_matrix_sets();
 
-/// Builds (reads or generates) the matrix of an entry. Throws as the reader/generator does.
+/// Builds (reads or generates) the matrix of an entry: files through
+/// read_matrix_market<double>(file, require_square = true), which expands symmetric storage.
+/// Throws as the reader/generator does.
 Csr<double> build_matrix(const MatrixEntry& entry);
 
 }  // namespace kbench

@@ -22,10 +22,19 @@ struct MatrixStats {
     SellpParams sellp;                  // parameters the padding ratio refers to
 };
 
-/// Computes the statistics of `a`; the padding ratio is that of to_sellp(a, sellp).
+/// Computes the statistics of `a` (T = float or double) in O(nnz) time with O(n) extra memory:
+/// row lengths, bandwidth max |i - j| (the half-bandwidth; zianekhodja2014 Table 1 reports the
+/// column span, at most 2*bandwidth + 1), pattern and exact value symmetry (false for a
+/// non-square matrix), and the SELL-P padding ratio stored/nnz (anzt2015 Sec. 3.1): stored =
+/// sum over slices of b * roundup(longest row in the slice, t), rows sorted by decreasing length
+/// within windows of sigma rows when sigma > 1; equal to to_sellp(a, sellp).padding_ratio().
+/// Throws std::invalid_argument for SELL-P parameters that to_sellp rejects.
 template <typename T>
 MatrixStats compute_stats(const Csr<T>& a, const SellpParams& sellp = {});
 
+/// JSON object with keys num_rows, num_cols, nnz, row_nnz_min, row_nnz_mean, row_nnz_max,
+/// bandwidth, pattern_symmetric, value_symmetric, sellp_padding_ratio, sellp_slice_height,
+/// sellp_threads_per_row, sellp_sigma.
 void to_json(nlohmann::json& j, const MatrixStats& s);
 
 }  // namespace kbench

@@ -10,8 +10,11 @@
 namespace kbench {
 
 /// A device array of `size()` elements of T. Contents are uninitialized unless constructed from
-/// host data. Copies between host and device are synchronous (cudaMemcpy) unless a stream is
-/// given. Throws kbench::cuda_error when allocation or copying fails.
+/// host data. Host<->device copies are device-synchronous: they wait for all work on the device
+/// (every stream, including non-blocking ones) before and after the transfer, so a kernel
+/// enqueued afterwards on any stream sees the data. (A pageable cudaMemcpy alone may return
+/// before its DMA lands, and non-blocking streams do not order against it.) Copies are never on
+/// a timed path. Throws kbench::cuda_error when allocation or copying fails.
 template <typename T>
 class device_buffer {
 public:
@@ -56,7 +59,9 @@ public:
             throw std::invalid_argument("device_buffer::copy_from_host: count exceeds size");
         }
         if (count > 0) {
+            KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
             KBENCH_CUDA_CHECK(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+            KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
         }
     }
     /// Copies the whole buffer back to a host vector (synchronous).
@@ -64,6 +69,7 @@ public:
     {
         std::vector<T> host(size_);
         if (size_ > 0) {
+            KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
             KBENCH_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
         }
         return host;

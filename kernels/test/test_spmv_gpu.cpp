@@ -1,1 +1,224 @@
-// placeholder: to be implemented
+// GPU SpMV kernels (csr_scalar, csr_vector, sellp, cuSPARSE CSR and sliced ELL) against the
+// CPU reference, in float and double, label gpu.
+//
+// Tolerance: max_i |y_i - y_ref_i| <= c * eps(T) * max_i (|alpha| sum_j |a_ij||x_j| + |beta||y_i|)
+// with c = 32 for double and c = 64 for float (the kernels accumulate in T, in a different order
+// than the double-accumulating reference; the test rows are at most a few hundred entries long).
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/device_matrix.hpp"
+#include "kernels/spmv.hpp"
+#include "kernels/spmv_cusparse.hpp"
+#include "kernels/test/gpu_test.hpp"
+#include "matrices/mm_io.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kbench::spmv {
+namespace {
+
+template <typename T> constexpr double tolerance_factor = 0.0;
+template <> constexpr double tolerance_factor<double> = 32.0;
+template <> constexpr double tolerance_factor<float> = 64.0;
+
+/// n x (n + 37) random pattern: rows of 0..40 entries (about 1 in 8 rows empty) and row n/2
+/// holding 600 entries.
+Csr<double> random_matrix(index_type n, std::uint32_t seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::uniform_int_distribution<int> len(0, 40);
+    Csr<double> a;
+    a.num_rows = n;
+    a.num_cols = n + 37;
+    for (index_type i = 0; i < n; ++i) {
+        int count = gen() % 8 == 0 ? 0 : len(gen);
+        if (i == n / 2) count = 600;
+        std::vector<index_type> cols;
+        for (int k = 0; k < count; ++k) cols.push_back(static_cast<index_type>(gen() % a.num_cols));
+        std::sort(cols.begin(), cols.end());
+        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+        for (index_type c : cols) {
+            a.col_idx.push_back(c);
+            a.values.push_back(val(gen));
+        }
+        a.row_ptr.push_back(a.nnz());
+    }
+    return a;
+}
+
+/// 2D 5-point Laplacian on nx x ny (built here, independent of matrices/generators.cpp).
+Csr<double> laplacian(index_type nx, index_type ny)
+{
+    Csr<double> a;
+    a.num_rows = a.num_cols = nx * ny;
+    for (index_type j = 0; j < ny; ++j) {
+        for (index_type i = 0; i < nx; ++i) {
+            const index_type row = j * nx + i;
+            const auto add = [&](index_type c, double v) {
+                a.col_idx.push_back(c);
+                a.values.push_back(v);
+            };
+            if (j > 0) add(row - nx, -1.0);
+            if (i > 0) add(row - 1, -1.0);
+            add(row, 4.0);
+            if (i + 1 < nx) add(row + 1, -1.0);
+            if (j + 1 < ny) add(row + nx, -1.0);
+            a.row_ptr.push_back(a.nnz());
+        }
+    }
+    return a;
+}
+
+template <typename T>
+std::vector<T> random_vector(std::size_t n, std::uint32_t seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<T> dist(T(-1), T(1));
+    std::vector<T> v(n);
+    for (auto& e : v) e = dist(gen);
+    return v;
+}
+
+/// Runs `run` for (alpha, beta) = (1, 0) with y poisoned with NaN and (-0.75, 1.5) with random y,
+/// and compares with the CSR reference.
+template <typename T>
+void check_product(const Csr<T>& a, const std::string& kernel,
+                   const std::function<void(T, T, const T*, T*, cudaStream_t)>& run)
+{
+    SCOPED_TRACE(kernel);
+    const cuda_stream stream;
+    const std::vector<T> x = random_vector<T>(std::size_t(a.num_cols), 1);
+    const device_buffer<T> dx(x);
+    for (const auto& [alpha, beta] : {std::pair<T, T>{1, 0}, std::pair<T, T>{-0.75, 1.5}}) {
+        std::vector<T> y = beta == T{0}
+                               ? std::vector<T>(std::size_t(a.num_rows),
+                                                std::numeric_limits<T>::quiet_NaN())
+                               : random_vector<T>(std::size_t(a.num_rows), 2);
+        device_buffer<T> dy(y);
+        double scale = 0.0;
+        for (index_type i = 0; i < a.num_rows; ++i) {
+            double s = 0.0;
+            for (index_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+                s += std::abs(double(a.values[k]) * double(x[a.col_idx[k]]));
+            scale = std::max(scale, std::abs(double(alpha)) * s +
+                                        (beta == T{0} ? 0.0 : std::abs(double(beta * y[i]))));
+        }
+        reference::csr(a.view(), alpha, x.data(), beta, y.data());
+        run(alpha, beta, dx.data(), dy.data(), stream);
+        stream.synchronize();
+        const std::vector<T> got = dy.to_host();
+        double err = 0.0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const double d = std::abs(double(got[i]) - double(y[i]));
+            err = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(err, d);
+        }
+        const double bound = tolerance_factor<T> * std::numeric_limits<T>::epsilon() * scale;
+        EXPECT_LE(err, bound) << "alpha=" << alpha << " beta=" << beta << " n=" << a.num_rows;
+    }
+}
+
+template <typename T>
+void check_all_kernels(const Csr<double>& a64)
+{
+    const Csr<T> a = a64.template cast<T>();
+    const DeviceCsr<T> d(a);
+    check_product<T>(a, "csr_scalar", [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+        csr_scalar(d.view(), al, x, be, y, s);
+    });
+    for (int sw : {0, 2, 4, 8, 16, 32}) {
+        check_product<T>(a, "csr_vector subwarp " + std::to_string(sw),
+                         [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+                             csr_vector(d.view(), al, x, be, y, s, sw);
+                         });
+    }
+    std::vector<SellpParams> params{choose_sellp_params(a.view())};
+    for (index_type t : {1, 2, 4, 8, 16, 32}) {
+        params.push_back({256 / t, t, 1});
+        params.push_back({256 / t, t, 4 * (256 / t)});  // SELL-C-sigma
+        params.push_back({5, t, 1});                    // b*t not a multiple of 32
+    }
+    for (const SellpParams& p : params) {
+        const DeviceSellp<T> ds(to_sellp(a, p));
+        check_product<T>(a,
+                         "sellp b=" + std::to_string(p.slice_height) +
+                             " t=" + std::to_string(p.threads_per_row) +
+                             " sigma=" + std::to_string(p.sigma),
+                         [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+                             sellp(ds.view(), al, x, be, y, s);
+                         });
+    }
+    for (auto format : {CusparseFormat::csr, CusparseFormat::sliced_ell}) {
+        const std::string name =
+            format == CusparseFormat::csr ? "cusparse csr" : "cusparse sliced_ell";
+        check_product<T>(a, name, [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+            CusparseSpmv<T> op(a, format, x, y);
+            op.run(al, be, s);
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));  // op is destroyed on return
+        });
+    }
+}
+
+TEST(SpmvGpu, RandomPatternWithEmptyRowsAndLongRow)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double> a = random_matrix(1000, 7);
+    check_all_kernels<double>(a);
+    check_all_kernels<float>(a);
+}
+
+TEST(SpmvGpu, Laplacian2d)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double> a = laplacian(45, 31);
+    check_all_kernels<double>(a);
+    check_all_kernels<float>(a);
+}
+
+TEST(SpmvGpu, TinyMatrixSmallerThanAWarp)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double> a = random_matrix(5, 3);
+    check_all_kernels<double>(a);
+}
+
+TEST(SpmvGpu, SuiteSparseMatrices)
+{
+    KBENCH_REQUIRE_GPU();
+    const std::string dir = test::matrix_dir();
+    if (dir.empty() || !std::filesystem::is_directory(dir))
+        GTEST_SKIP() << "KBENCH_MATRIX_DIR unset or not a directory ('" << dir << "')";
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".mtx") continue;
+        SCOPED_TRACE(entry.path().filename().string());
+        const Csr<double> a = read_matrix_market<double>(entry.path().string());
+        check_all_kernels<double>(a);
+        check_all_kernels<float>(a);
+        ++count;
+    }
+    if (count == 0) GTEST_SKIP() << "no .mtx file in " << dir;
+}
+
+TEST(SpmvGpu, RejectsBadSubwarpAndThreadsPerRow)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double> a = laplacian(4, 4);
+    const DeviceCsr<double> d(a);
+    device_buffer<double> x(16), y(16);
+    EXPECT_THROW(csr_vector(d.view(), 1.0, x.data(), 0.0, y.data(), nullptr, 3),
+                 std::invalid_argument);
+    Sellp<double> s = to_sellp(a, SellpParams{4, 2, 1});
+    s.params.threads_per_row = 3;
+    const DeviceSellp<double> ds(s);
+    EXPECT_THROW(sellp(ds.view(), 1.0, x.data(), 0.0, y.data(), nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kbench::spmv

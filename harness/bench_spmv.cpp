@@ -1,0 +1,335 @@
+#include "harness/bench_spmv.hpp"
+
+#include "harness/progress.hpp"
+#include "harness/registry.hpp"
+#include "harness/results_json.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/device_matrix.hpp"
+#include "kernels/l2_flush.hpp"
+#include "kernels/spmv.hpp"
+#include "kernels/spmv_cusparse.hpp"
+#include "models/spmv_traffic.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <nvtx3/nvtx3.hpp>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <type_traits>
+
+namespace kbench::harness {
+namespace {
+
+using Launch = std::function<void(cudaStream_t)>;
+
+/// One kernel ready to run: its launch, traffic model (models/spmv_traffic.hpp) and parameters.
+struct KernelCase {
+    Launch launch;
+    models::Traffic traffic;
+    std::size_t stored_entries = 0;
+    double n = 0.0, nnz = 0.0;
+    nlohmann::json params = nlohmann::json::object();
+};
+
+/// Everything a matrix's benchmarks share.
+struct RunState {
+    const SpmvOptions& options;
+    const MachineProfile* machine;
+    std::optional<std::regex> filter;
+    std::unique_ptr<L2Flush> flush;  // only in cold mode
+    nlohmann::json& doc;
+    Progress progress;
+};
+
+/// x_i = 1 + (i mod 13) / 16: exactly representable in float and double, not all equal.
+template <typename T>
+std::vector<T> make_x(index_type n)
+{
+    std::vector<T> x(static_cast<std::size_t>(n));
+    for (index_type i = 0; i < n; ++i) x[i] = T(1) + static_cast<T>(i % 13) / T(16);
+    return x;
+}
+
+/// max_i |y_i - ref_i| / max_i |ref_i| (absolute error when ref is all zero; inf on NaN/Inf).
+template <typename T>
+double max_rel_error(const std::vector<T>& y, const std::vector<T>& ref)
+{
+    double err = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        const double d = std::abs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
+        if (!std::isfinite(d)) return INFINITY;
+        err = std::max(err, d);
+        scale = std::max(scale, std::abs(static_cast<double>(ref[i])));
+    }
+    return scale > 0.0 ? err / scale : err;
+}
+
+bool selected(const RunState& run, const std::string& name)
+{
+    return !run.filter || std::regex_search(name, *run.filter);
+}
+
+/// Runs the benchmarks registered so far with a JSON reporter into a string; clears them.
+nlohmann::json run_registered()
+{
+    std::stringstream out, err;
+    benchmark::JSONReporter reporter;
+    reporter.SetOutputStream(&out);
+    reporter.SetErrorStream(&err);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::ClearRegisteredBenchmarks();
+    return nlohmann::json::parse(out.str());
+}
+
+/// Registers, runs and records one benchmark of `c`; `error` non-empty marks it failed.
+void run_case(RunState& run, const std::string& name, const std::string& kernel,
+              const KernelCase& c, cudaStream_t stream, const std::string& error,
+              nlohmann::json kbench_obj)
+{
+    const SpmvOptions& opt = run.options;
+    const MachineProfile* machine = run.machine;
+    L2Flush* flush = run.flush.get();
+    const std::string range = "spmv_" + kernel;
+    const double max_err = kbench_obj["max_rel_error"].get<double>();
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [&, flush, machine, max_err,
+                                                           range](benchmark::State& st) {
+        if (!error.empty()) {
+            st.SkipWithError(error.c_str());
+            return;
+        }
+        using benchmark::Counter;
+        const auto& t = c.traffic;
+        st.counters["bytes_read"] = t.bytes_read;
+        st.counters["bytes_written"] = t.bytes_written;
+        st.counters["flops"] = t.flops;
+        st.counters["GBps"] = Counter(t.bytes() * 1e-9, Counter::kIsIterationInvariantRate);
+        st.counters["GFlops"] = Counter(t.flops * 1e-9, Counter::kIsIterationInvariantRate);
+        if (machine != nullptr && machine->read_gbps > 0.0) {
+            st.counters["bw_frac_read"] = Counter(t.bytes() * 1e-9 / machine->read_gbps,
+                                                  Counter::kIsIterationInvariantRate);
+        }
+        if (machine != nullptr && machine->triad_gbps > 0.0) {
+            st.counters["bw_frac_triad"] = Counter(t.bytes() * 1e-9 / machine->triad_gbps,
+                                                   Counter::kIsIterationInvariantRate);
+        }
+        st.counters["max_rel_error"] = max_err;
+        st.counters["n"] = c.n;
+        st.counters["nnz"] = c.nnz;
+        st.counters["stored_entries"] = static_cast<double>(c.stored_entries);
+        cuda_event start, stop;
+        for (auto _ : st) {
+            if (flush != nullptr) flush->flush(stream);  // before the start event: untimed
+            start.record(stream);
+            {
+                nvtx3::scoped_range r{range.c_str()};
+                c.launch(stream);
+            }
+            stop.record(stream);
+            stop.synchronize();
+            st.SetIterationTime(stop.seconds_since(start));
+        }
+    });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (!error.empty() || opt.min_time == 0.0) {
+        b->Iterations(1)->Repetitions(error.empty() ? opt.repetitions : 1);
+    } else {
+        b->MinTime(opt.min_time)->MinWarmUpTime(std::min(0.1, opt.min_time))
+            ->Repetitions(opt.repetitions);
+    }
+    b->ReportAggregatesOnly(true);
+    const nlohmann::json out = run_registered();
+    nlohmann::json part{{"benchmarks", nlohmann::json::array()}};
+    for (auto entry : out.at("benchmarks")) {
+        entry["kbench"] = kbench_obj;
+        part["benchmarks"].push_back(std::move(entry));
+    }
+    append_benchmarks(run.doc, part);
+}
+
+template <typename T>
+void run_precision(RunState& run, const MatrixEntry& entry, const Csr<double>& a64,
+                   const std::string& precision, const SellpParams& sellp_params,
+                   std::size_t k, std::size_t total)
+{
+    std::optional<Csr<T>> cast;
+    const Csr<T>* ap = nullptr;
+    if constexpr (std::is_same_v<T, double>) {
+        ap = &a64;
+    } else {
+        cast = a64.template cast<T>();
+        ap = &*cast;
+    }
+    const Csr<T>& a = *ap;
+    const auto x = make_x<T>(a.num_cols);
+    std::vector<T> y_ref(static_cast<std::size_t>(a.num_rows));
+    spmv::reference::csr(a.view(), T(1), x.data(), T(0), y_ref.data());
+    device_buffer<T> dx(x), dy(y_ref.size());
+    cuda_stream stream;
+    std::optional<DeviceCsr<T>> dcsr;
+    const double tol = std::is_same_v<T, double> ? 1e-8 : 1e-3;
+    const std::int64_t n = a.num_rows, m = a.num_cols, nnz = a.nnz();
+    const int vb = sizeof(T);
+
+    for (const auto& kernel : run.options.kernels) {
+        const std::string name = spmv_benchmark_name(kernel, precision, entry.name);
+        if (!selected(run, name)) continue;
+        run.progress.report(k, total, fmt::format("{} (n={}, nnz={}): {} {}", entry.name, n, nnz,
+                                                  kernel, precision));
+        KernelCase c;
+        c.n = static_cast<double>(n);
+        c.nnz = static_cast<double>(nnz);
+        std::optional<DeviceSellp<T>> dsellp;
+        std::unique_ptr<spmv::CusparseSpmv<T>> vendor;
+        if ((kernel == "csr_scalar" || kernel == "csr_vector") && !dcsr) dcsr.emplace(a);
+        if (kernel == "csr_scalar") {
+            const auto v = dcsr->view();
+            c.launch = [v, &dx, &dy](cudaStream_t s) {
+                spmv::csr_scalar(v, T(1), dx.data(), T(0), dy.data(), s);
+            };
+        } else if (kernel == "csr_vector") {
+            const auto v = dcsr->view();
+            const int subwarp = spmv::choose_csr_subwarp(v);
+            c.params["subwarp"] = subwarp;
+            c.launch = [v, subwarp, &dx, &dy](cudaStream_t s) {
+                spmv::csr_vector(v, T(1), dx.data(), T(0), dy.data(), s, subwarp);
+            };
+        }
+        if (kernel == "csr_scalar" || kernel == "csr_vector") {
+            c.traffic = models::csr_spmv(n, m, nnz, vb);
+            c.stored_entries = static_cast<std::size_t>(nnz);
+        } else if (kernel == "sellp") {
+            const Sellp<T> host = to_sellp(a, sellp_params);
+            dsellp.emplace(host);
+            const auto v = dsellp->view();
+            c.launch = [v, &dx, &dy](cudaStream_t s) {
+                spmv::sellp(v, T(1), dx.data(), T(0), dy.data(), s);
+            };
+            c.params = {{"slice_height", sellp_params.slice_height},
+                        {"threads_per_row", sellp_params.threads_per_row},
+                        {"sigma", sellp_params.sigma}};
+            c.stored_entries = host.stored_entries();
+            c.traffic = models::sellp_spmv(n, m, nnz, static_cast<std::int64_t>(c.stored_entries),
+                                           host.num_slices(), vb, 4, false, sellp_params.sigma > 1);
+        } else if (kernel == "cusparse_csr" || kernel == "cusparse_sell") {
+            const bool sell = kernel == "cusparse_sell";
+            vendor = std::make_unique<spmv::CusparseSpmv<T>>(
+                a, sell ? spmv::CusparseFormat::sliced_ell : spmv::CusparseFormat::csr, dx.data(),
+                dy.data());
+            auto* p = vendor.get();
+            c.launch = [p](cudaStream_t s) { p->run(T(1), T(0), s); };
+            c.stored_entries = p->stored_entries();
+            if (sell) {
+                c.params = {{"format", "sliced_ell"}, {"slice_size", 32},
+                            {"algorithm", "CUSPARSE_SPMV_SELL_ALG1"}};
+                c.traffic = models::sellp_spmv(n, m, nnz, static_cast<std::int64_t>(c.stored_entries),
+                                               (n + 31) / 32, vb);
+            } else {
+                c.params = {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG1"}};
+                c.traffic = models::csr_spmv(n, m, nnz, vb);
+            }
+        }
+        // Correctness before timing: y starts as NaN so rows the kernel skips are caught.
+        KBENCH_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));
+        c.launch(stream);
+        stream.synchronize();
+        const double err = max_rel_error(dy.to_host(), y_ref);
+        std::string error;
+        if (!(err <= tol)) {
+            error = fmt::format("max_rel_error {:.3e} exceeds the {} tolerance {:.0e}", err,
+                                precision, tol);
+        }
+        nlohmann::json kbench_obj{{"study", "spmv"},     {"kernel", kernel},
+                                  {"precision", precision}, {"matrix", entry.name},
+                                  {"params", c.params}, {"max_rel_error", err}};
+        run_case(run, name, kernel, c, stream, error, std::move(kbench_obj));
+    }
+}
+
+}  // namespace
+
+nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
+                              const MachineProfile* machine)
+{
+    if (options.repetitions < 1) {
+        throw std::invalid_argument(fmt::format("--repetitions must be >= 1, got {}",
+                                                options.repetitions));
+    }
+    if (!(options.min_time >= 0.0)) {
+        throw std::invalid_argument(fmt::format("--min-time must be >= 0 seconds, got {}",
+                                                options.min_time));
+    }
+    std::optional<std::regex> filter;
+    if (!options.filter.empty()) {
+        try {
+            filter.emplace(options.filter);
+        } catch (const std::regex_error& e) {
+            throw std::invalid_argument("invalid --filter regex '" + options.filter + "': " + e.what());
+        }
+    }
+    const std::string dir = resolve_matrix_dir(options.source.matrix_dir);
+    const MatrixSet set = load_matrix_set(options.source.set, dir);
+    nlohmann::json doc =
+        make_results_document(kbench_context(id, options.source, set, machine, options.cold));
+    RunState run{options, machine, std::move(filter), nullptr, doc, {}};
+    if (options.cold) run.flush = std::make_unique<L2Flush>();
+
+    const std::size_t total = set.matrices.size();
+    for (std::size_t k = 0; k < total; ++k) {
+        const MatrixEntry& entry = set.matrices[k];
+        bool any = false;
+        for (const auto& kernel : options.kernels)
+            for (const auto& p : options.precisions)
+                any = any || selected(run, spmv_benchmark_name(kernel, p, entry.name));
+        if (!any) continue;
+        const Csr<double> a = build_matrix(entry);
+        const SellpParams sellp = sellp_params_for(a);
+        doc["context"]["kbench"]["matrices"][entry.name] = matrix_context(entry, a, sellp);
+        for (const auto& p : options.precisions) {
+            if (p == "double") run_precision<double>(run, entry, a, p, sellp, k + 1, total);
+            else run_precision<float>(run, entry, a, p, sellp, k + 1, total);
+        }
+    }
+    fix_aggregate_rates(doc, machine != nullptr ? *machine : MachineProfile{});
+    return doc;
+}
+
+nlohmann::json run_stats_study(const MatrixSource& source, const std::string& id,
+                               const MachineProfile* machine)
+{
+    const MatrixSet set = load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir));
+    nlohmann::json doc = make_results_document(kbench_context(id, source, set, machine, false));
+    Progress progress;
+    for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
+                             std::size_t total) {
+        progress.report(k, total, fmt::format("{} (n={}, nnz={}): stats", entry.name,
+                                              a.num_rows, a.nnz()));
+        doc["context"]["kbench"]["matrices"][entry.name] =
+            matrix_context(entry, a, sellp_params_for(a));
+    });
+    return doc;
+}
+
+void print_spmv_summary(const nlohmann::json& doc)
+{
+    fmt::print("{:<56} {:>12} {:>9} {:>9} {:>11}\n", "benchmark", "time (us)", "GB/s",
+               "GFlop/s", "max_rel_err");
+    for (const auto& b : doc.at("benchmarks")) {
+        const std::string name = b.value("run_name", b.value("name", ""));
+        if (b.value("error_occurred", false)) {
+            fmt::print("{:<56} error: {}\n", name, b.value("error_message", ""));
+            continue;
+        }
+        const bool single = b.value("run_type", "") == "iteration";
+        if (!single && b.value("aggregate_name", "") != "median") continue;
+        fmt::print("{:<56} {:>12.2f} {:>9.1f} {:>9.2f} {:>11.2e}\n", name,
+                   real_time_seconds(b) * 1e6, b.value("GBps", 0.0), b.value("GFlops", 0.0),
+                   b.value("max_rel_error", 0.0));
+    }
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,40 @@
+// The SpMV benchmark study (anzt2015 Sec. 4.1, Table 3): CSR scalar/vector, SELL-P and the
+// cuSPARSE CSR / sliced-ELL baselines over a matrix set, timed with CUDA events through Google
+// Benchmark (manual time), one matrix in memory at a time.
+#pragma once
+
+#include "harness/machine.hpp"
+#include "harness/study_context.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+
+struct SpmvOptions {
+    MatrixSource source;
+    std::vector<std::string> kernels;     // subset of spmv_kernels()
+    std::vector<std::string> precisions;  // "double" and/or "float"
+    bool cold = false;                    // flush L2 before every timed launch
+    int repetitions = 10;                 // Google Benchmark repetitions (median reported)
+    double min_time = 0.2;                // seconds per repetition; 0 = exactly one iteration
+    std::string filter;                   // ECMAScript regex searched in benchmark names
+};
+
+/// Runs the SpMV benchmarks and returns the results document (results_json.hpp schema) with
+/// id `id`. `machine` (may be null) feeds bw_frac_read / bw_frac_triad. Progress goes to
+/// stderr. Throws std::invalid_argument for a bad filter regex, an unknown set, a min_time < 0
+/// or repetitions < 1; kbench::cuda_error on CUDA failures; the matrix readers' errors.
+nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
+                              const MachineProfile* machine);
+
+/// Results document of the matrix statistics only (anzt2015 Table 2): empty "benchmarks".
+nlohmann::json run_stats_study(const MatrixSource& source, const std::string& id,
+                               const MachineProfile* machine);
+
+/// One line per median (or single-run) entry: name, time (us), GB/s, GFlop/s, max_rel_error.
+void print_spmv_summary(const nlohmann::json& doc);
+
+}  // namespace kbench::harness

@@ -1,0 +1,22 @@
+// Subcommands of the `kbench` executable (CLI11). Each add_* attaches one subcommand whose
+// callback does the work; callbacks throw on errors (main prints "kbench: error: ...").
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kbench::harness {
+
+/// Exit status a subcommand's callback asks main to return (0 unless set).
+int& exit_status();
+
+/// Throws std::runtime_error "no CUDA device (<reason>)" when no GPU can be used.
+void require_gpu(const char* command);
+
+void add_list_command(CLI::App& app);
+void add_machine_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_reproduce_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
+void add_matrix_command(CLI::App& app);
+
+}  // namespace kbench::harness

@@ -1,0 +1,171 @@
+// Machine profile measurements (see machine.hpp).
+#include "harness/machine.hpp"
+
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/stream.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <vector>
+
+namespace kbench::harness {
+namespace {
+
+__global__ void empty_kernel() {}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Median seconds of `reps` timed calls of `fn(stream)` after `warmup` untimed ones (CUDA events).
+template <typename F>
+double time_events(F&& fn, cudaStream_t stream, int warmup = 3, int reps = 20)
+{
+    for (int i = 0; i < warmup; ++i) fn(stream);
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cuda_event start, stop;
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+        start.record(stream);
+        fn(stream);
+        stop.record(stream);
+        stop.synchronize();
+        samples.push_back(stop.seconds_since(start));
+    }
+    return median(samples);
+}
+
+/// Median host wall-clock seconds of `reps` calls of fn().
+template <typename F>
+double time_wall(F&& fn, int warmup, int reps)
+{
+    using clock = std::chrono::steady_clock;
+    for (int i = 0; i < warmup; ++i) fn();
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = clock::now();
+        fn();
+        samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    }
+    return median(samples);
+}
+
+__global__ void fill_kernel(double* a, std::size_t n, double v)
+{
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        a[i] = v;
+    }
+}
+
+void fill(double* a, std::size_t n, double v, cudaStream_t stream)
+{
+    fill_kernel<<<1024, 256, 0, stream>>>(a, n, v);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+void bandwidth(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    const std::size_t n = std::max<std::size_t>(std::size_t{1} << 28, dev.l2_cache_bytes);
+    m.bandwidth_bytes = n * sizeof(double);
+    device_buffer<double> a(n), b(n), c(n), sum(1), work(stream::read_workspace_size(n));
+    fill(a.data(), n, 1.0, stream);
+    fill(b.data(), n, 2.0, stream);
+    fill(c.data(), n, 0.0, stream);
+    const double bytes = static_cast<double>(m.bandwidth_bytes);
+    m.read_gbps = bytes / time_events([&](cudaStream_t s) {
+        stream::read_sum(a.data(), n, sum.data(), work.data(), s);
+    }, stream) * 1e-9;
+    m.copy_gbps = 2 * bytes / time_events([&](cudaStream_t s) {
+        stream::copy(a.data(), c.data(), n, s);
+    }, stream) * 1e-9;
+    m.triad_gbps = 3 * bytes / time_events([&](cudaStream_t s) {
+        stream::triad(a.data(), b.data(), c.data(), 3.0, n, s);
+    }, stream) * 1e-9;
+}
+
+void latencies(MachineProfile& m, cudaStream_t stream)
+{
+    constexpr int launches = 1000;
+    m.launch_latency_us = 1e6 / launches * time_wall([&] {
+        for (int i = 0; i < launches; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+        KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 2, 20);
+    m.launch_sync_roundtrip_us = 1e6 * time_wall([&] {
+        empty_kernel<<<1, 1, 0, stream>>>();
+        KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 100, 1000);
+    constexpr std::size_t n = 1024;
+    device_buffer<double> a(n), sum(1), work(stream::read_workspace_size(n));
+    fill(a.data(), n, 1.0, stream);
+    double host = 0.0;
+    m.reduction_roundtrip_latency_us = 1e6 * time_wall([&] {
+        stream::read_sum(a.data(), n, sum.data(), work.data(), stream);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(&host, sum.data(), sizeof(double),
+                                          cudaMemcpyDeviceToHost, stream));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 20, 500);
+}
+
+void dgemm(MachineProfile& m, cudaStream_t stream)
+{
+    constexpr int n = 8192;
+    const std::size_t nn = std::size_t{n} * n;
+    device_buffer<double> a(nn), b(nn), c(nn);
+    fill(a.data(), nn, 1.0, stream);
+    fill(b.data(), nn, 0.5, stream);
+    fill(c.data(), nn, 0.0, stream);
+    cublas_handle handle;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    const double alpha = 1.0, beta = 0.0;
+    const double seconds = time_events([&](cudaStream_t) {
+        KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                        a.data(), n, b.data(), n, &beta, c.data(), n));
+    }, stream, 2, 5);
+    m.dgemm_gflops = 2.0 * n * static_cast<double>(nn) / seconds * 1e-9;
+}
+
+}  // namespace
+
+MachineProfile measure_machine(std::ostream* log)
+{
+    const device_info dev = query_device();
+    cuda_stream stream;
+    MachineProfile m;
+    if (log) fmt::print(*log, "kbench machine: bandwidth (3 arrays of 2^28+ doubles) ...\n");
+    bandwidth(m, dev, stream);
+    if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
+    latencies(m, stream);
+    if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
+    dgemm(m, stream);
+    return m;
+}
+
+void print_machine_profile(std::ostream& out, const MachineProfile& m)
+{
+    fmt::print(out, "{:<44} {:>12}\n", "quantity", "value");
+    fmt::print(out, "{:<44} {:>12.1f}\n", "read bandwidth, read_sum (GB/s)", m.read_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "copy bandwidth (GB/s)", m.copy_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "triad bandwidth (GB/s)", m.triad_gbps);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "launch latency, back-to-back launches (us)",
+               m.launch_latency_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",
+               m.launch_sync_roundtrip_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",
+               m.reduction_roundtrip_latency_us);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
+    fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
+}
+
+}  // namespace kbench::harness

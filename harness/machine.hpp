@@ -1,0 +1,34 @@
+// Machine profile: the measured rates that the performance models divide by (STREAM-style
+// bandwidth, launch and reduction latencies, FP64 dgemm rate). anzt2015 Sec. 3 and Sec. 4.2
+// model SpMV and BiCGSTAB as bandwidth bound; the latencies bound the cost of each kernel launch
+// and each host round trip of a dot product.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+
+namespace kbench::harness {
+
+/// All bandwidths in GB/s (1e9 bytes/s), latencies in microseconds, rates in GFlop/s (1e9).
+struct MachineProfile {
+    double read_gbps = 0.0;   // read-only reduction (stream::read_sum), bytes read / time
+    double copy_gbps = 0.0;   // stream::copy, bytes read + written / time
+    double triad_gbps = 0.0;  // stream::triad, bytes read + written / time
+    double launch_latency_us = 0.0;            // per launch of N empty kernels back to back
+    double launch_sync_roundtrip_us = 0.0;     // one empty launch + cudaStreamSynchronize
+    double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
+    double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
+    std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
+};
+
+/// Measures the profile of the current device: bandwidth on arrays of >= 2^28 doubles and >= 8x
+/// the L2 size (median of 20 reps after warm-up, CUDA events), launch latencies (median of
+/// host wall-clock samples), reduction round trip, dgemm. Progress lines go to `log` when given.
+/// Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no device, out of
+/// memory).
+MachineProfile measure_machine(std::ostream* log = nullptr);
+
+/// Prints the profile as a two-column table (name, value with unit).
+void print_machine_profile(std::ostream& out, const MachineProfile& m);
+
+}  // namespace kbench::harness

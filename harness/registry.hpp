@@ -1,0 +1,76 @@
+// Names the harness accepts: reproduction ids, SpMV kernels, precisions, benchmark names, and
+// the results layout results/<gpu-slug>/<study>/<item>/ that maps an id to a directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+
+/// What a reproduction runs.
+enum class StudyKind {
+    spmv_timing,  // SpMV benchmarks over a matrix set (anzt2015 Table 3)
+    matrix_stats,  // matrix statistics only, no timing (anzt2015 Table 2)
+};
+
+/// One reproducible table or figure: id "<study>/<item>", e.g. "anzt2015/table3".
+struct Reproduction {
+    std::string id;
+    std::string description;
+    std::string default_set;  // matrix set used when --set is not given
+    StudyKind kind;
+    /// Without a GPU and with no stored results of its own, the id whose stored results.json
+    /// render.py can render this id from (empty: none). Table 2 needs only the matrix stats
+    /// that every Table 3 results file carries.
+    std::string render_from = {};
+};
+
+/// Every registered reproduction, in listing order.
+const std::vector<Reproduction>& reproductions();
+
+/// The reproduction with this id. Throws std::invalid_argument naming the id and listing the
+/// valid ones.
+const Reproduction& find_reproduction(const std::string& id);
+
+/// Splits "<study>/<item>" into its two parts. Throws std::invalid_argument when the id does
+/// not have exactly one '/' with non-empty parts on both sides.
+std::pair<std::string, std::string> split_id(const std::string& id);
+
+/// The SpMV kernels of the study: csr_scalar, csr_vector, sellp (ours; anzt2015 Sec. 3.1),
+/// cusparse_csr, cusparse_sell (vendor baselines).
+const std::vector<std::string>& spmv_kernels();
+
+/// Parses a comma-separated kernel list ("csr_scalar,sellp"); empty = all kernels. Throws
+/// std::invalid_argument naming the unknown kernel and listing the valid ones; duplicates are
+/// dropped, order follows the input.
+std::vector<std::string> parse_kernel_list(const std::string& list);
+
+/// "double", "float" or "both" -> the precisions to run. Throws std::invalid_argument otherwise.
+std::vector<std::string> parse_precision(const std::string& precision);
+
+/// Benchmark name "spmv/<kernel>/<precision>/<matrix>".
+std::string spmv_benchmark_name(const std::string& kernel, const std::string& precision,
+                                const std::string& matrix);
+
+/// Parts of a benchmark name.
+struct SpmvBenchmarkName {
+    std::string kernel, precision, matrix;
+};
+
+/// Parses "spmv/<kernel>/<precision>/<matrix>" (an optional "_median"/"_mean"/... aggregate
+/// suffix is not accepted). Throws std::invalid_argument for another shape, an unknown kernel or
+/// precision, listing the valid values.
+SpmvBenchmarkName parse_spmv_benchmark_name(const std::string& name);
+
+/// GPU name with every character that is not [A-Za-z0-9] replaced by '_' ("NVIDIA H200" ->
+/// "NVIDIA_H200"). Throws std::invalid_argument for an empty name.
+std::string gpu_slug(const std::string& gpu_name);
+
+/// results_root/<gpu-slug>/<study>/<item> for a reproduction id.
+std::string results_dir(const std::string& results_root, const std::string& gpu_name,
+                        const std::string& id);
+
+/// Joins names as "a, b, c" for error messages.
+std::string join(const std::vector<std::string>& names, const std::string& sep = ", ");
+
+}  // namespace kbench::harness

@@ -1,0 +1,123 @@
+#include "harness/results_json.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace kbench {
+
+void to_json(nlohmann::json& j, const device_info& d)
+{
+    j = {{"name", d.name},
+         {"sm_count", d.sm_count},
+         {"compute_capability", d.compute_capability},
+         {"sm_clock_mhz", d.sm_clock_mhz},
+         {"memory_clock_mhz", d.memory_clock_mhz},
+         {"memory_bus_width_bits", d.memory_bus_width_bits},
+         {"global_memory_bytes", d.global_memory_bytes},
+         {"l2_cache_bytes", d.l2_cache_bytes},
+         {"ecc_enabled", d.ecc_enabled},
+         {"driver_version", d.driver_version},
+         {"runtime_version", d.runtime_version}};
+}
+
+}  // namespace kbench
+
+namespace kbench::harness {
+
+void to_json(nlohmann::json& j, const MachineProfile& m)
+{
+    j = {{"read_gbps", m.read_gbps},
+         {"copy_gbps", m.copy_gbps},
+         {"triad_gbps", m.triad_gbps},
+         {"launch_latency_us", m.launch_latency_us},
+         {"launch_sync_roundtrip_us", m.launch_sync_roundtrip_us},
+         {"reduction_roundtrip_latency_us", m.reduction_roundtrip_latency_us},
+         {"dgemm_gflops", m.dgemm_gflops},
+         {"bandwidth_bytes", m.bandwidth_bytes}};
+}
+
+void to_json(nlohmann::json& j, const GitInfo& g) { j = {{"sha", g.sha}, {"dirty", g.dirty}}; }
+
+nlohmann::json benchmark_context()
+{
+    using Context = benchmark::BenchmarkReporter::Context;
+    if (Context::executable_name == nullptr) Context::executable_name = "kbench";
+    std::stringstream out, err;
+    benchmark::JSONReporter reporter;
+    reporter.SetOutputStream(&out);
+    reporter.SetErrorStream(&err);
+    reporter.ReportContext(Context{});
+    reporter.Finalize();
+    return nlohmann::json::parse(out.str()).at("context");
+}
+
+nlohmann::json make_results_document(nlohmann::json kbench_context)
+{
+    nlohmann::json context = benchmark_context();
+    context["kbench_schema_version"] = results_schema_version;
+    kbench_context["schema_version"] = results_schema_version;
+    context["kbench"] = std::move(kbench_context);
+    return {{"context", std::move(context)}, {"benchmarks", nlohmann::json::array()}};
+}
+
+void append_benchmarks(nlohmann::json& doc, const nlohmann::json& run_output)
+{
+    if (!run_output.contains("benchmarks") || !run_output["benchmarks"].is_array()) {
+        throw std::invalid_argument("append_benchmarks: the benchmark output has no "
+                                    "\"benchmarks\" array");
+    }
+    auto& list = doc["benchmarks"];
+    if (!list.is_array()) list = nlohmann::json::array();
+    for (const auto& b : run_output["benchmarks"]) list.push_back(b);
+}
+
+double real_time_seconds(const nlohmann::json& benchmark)
+{
+    if (!benchmark.contains("real_time") || !benchmark["real_time"].is_number()) {
+        throw std::invalid_argument("benchmark entry has no numeric real_time");
+    }
+    const std::string unit = benchmark.value("time_unit", "ns");
+    double scale = 0.0;
+    if (unit == "ns") scale = 1e-9;
+    else if (unit == "us") scale = 1e-6;
+    else if (unit == "ms") scale = 1e-3;
+    else if (unit == "s") scale = 1.0;
+    else throw std::invalid_argument("unknown time_unit '" + unit + "' (expected ns, us, ms, s)");
+    return benchmark["real_time"].get<double>() * scale;
+}
+
+void fix_aggregate_rates(nlohmann::json& doc, const MachineProfile& machine)
+{
+    if (!doc.contains("benchmarks")) return;
+    for (auto& b : doc["benchmarks"]) {
+        const std::string agg = b.value("aggregate_name", "");
+        if (b.value("run_type", "") != "aggregate" || (agg != "median" && agg != "mean")) continue;
+        if (!b.contains("bytes_read") || !b.contains("bytes_written") || !b.contains("flops")) {
+            continue;
+        }
+        const double seconds = real_time_seconds(b);
+        if (!(seconds > 0.0)) continue;
+        const double bytes = b["bytes_read"].get<double>() + b["bytes_written"].get<double>();
+        const double gbps = bytes / seconds * 1e-9;
+        b["GBps"] = gbps;
+        b["GFlops"] = b["flops"].get<double>() / seconds * 1e-9;
+        if (machine.read_gbps > 0.0) b["bw_frac_read"] = gbps / machine.read_gbps;
+        if (machine.triad_gbps > 0.0) b["bw_frac_triad"] = gbps / machine.triad_gbps;
+    }
+}
+
+void write_json_file(const nlohmann::json& doc, const std::string& path)
+{
+    const std::filesystem::path p(path);
+    std::error_code ec;
+    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+    std::ofstream out(p);
+    out << doc.dump(2) << '\n';
+    if (!out) throw std::runtime_error("cannot write results file '" + path + "'");
+}
+
+}  // namespace kbench::harness

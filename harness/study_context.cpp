@@ -1,0 +1,71 @@
+#include "harness/study_context.hpp"
+
+#include "harness/git_info.hpp"
+#include "harness/results_json.hpp"
+#include "kernels/base/device.hpp"
+#include "kernels/spmv.hpp"
+#include "matrices/stats.hpp"
+
+#include <filesystem>
+
+namespace kbench::harness {
+
+std::vector<std::string>& command_argv()
+{
+    static std::vector<std::string> argv;
+    return argv;
+}
+
+std::string manifest_path(const std::string& set)
+{
+    namespace fs = std::filesystem;
+    if (fs::is_regular_file(set)) return fs::absolute(set).string();
+    return (fs::path(KBENCH_SOURCE_DIR) / "matrices" / "sets" / (set + ".json")).string();
+}
+
+nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
+                              const MatrixSet& set, const MachineProfile* machine, bool cold)
+{
+    nlohmann::json k;
+    k["argv"] = command_argv();
+    k["id"] = id;
+    k["git"] = git_info(KBENCH_SOURCE_DIR);
+    if (has_gpu()) k["gpu"] = query_device();
+    if (machine != nullptr) k["machine"] = *machine;
+    k["cache_mode"] = cold ? "cold" : "hot";
+    k["matrix_set"] = {{"name", set.name},
+                       {"manifest", manifest_path(source.set)},
+                       {"matrix_dir", resolve_matrix_dir(source.matrix_dir)}};
+    k["matrices"] = nlohmann::json::object();
+    return k;
+}
+
+SellpParams sellp_params_for(const Csr<double>& a) { return spmv::choose_sellp_params(a.view()); }
+
+nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
+                              const SellpParams& sellp)
+{
+    nlohmann::json spec;
+    try {
+        spec = nlohmann::json::parse(entry.spec);
+    } catch (const nlohmann::json::exception&) {
+        spec = entry.spec;
+    }
+    return {{"stats", compute_stats(a, sellp)},
+            {"source", entry.source},
+            {"stands_for", entry.stands_for},
+            {"spec", spec}};
+}
+
+void for_each_matrix(const MatrixSet& set,
+                     const std::function<void(const MatrixEntry&, const Csr<double>&, std::size_t,
+                                              std::size_t)>& fn)
+{
+    const std::size_t total = set.matrices.size();
+    for (std::size_t k = 0; k < total; ++k) {
+        const Csr<double> a = build_matrix(set.matrices[k]);
+        fn(set.matrices[k], a, k + 1, total);
+    }
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,50 @@
+// Building the context.kbench object of a results file and walking a matrix set one matrix at
+// a time (so that matrices with 2.7e8 nonzeros fit: only one is in memory).
+#pragma once
+
+#include "harness/machine.hpp"
+#include "matrices/csr.hpp"
+#include "matrices/matrix_set.hpp"
+#include "matrices/sellp.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+
+/// Where the matrices of a run come from.
+struct MatrixSource {
+    std::string set = "anzt2015";  // shipped set name or manifest path
+    std::string matrix_dir;        // --matrix-dir; empty = $KBENCH_MATRIX_DIR
+};
+
+/// The command line of this run (set once by main).
+std::vector<std::string>& command_argv();
+
+/// The manifest path for a set argument: the path itself when it names a file, else
+/// <source>/matrices/sets/<name>.json.
+std::string manifest_path(const std::string& set);
+
+/// context.kbench without "matrices": argv, id, git, gpu (when a device is present), machine
+/// (when given), cache_mode, matrix_set.
+nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
+                              const MatrixSet& set, const MachineProfile* machine, bool cold);
+
+/// SELL-P parameters used for a matrix: the kernels' tuned default spmv::choose_sellp_params.
+SellpParams sellp_params_for(const Csr<double>& a);
+
+/// The context.kbench.matrices entry of a matrix: {stats, source, stands_for, spec}.
+nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
+                              const SellpParams& sellp);
+
+/// Calls fn(entry, matrix, k, total) for each matrix of the set (k 1-based), building each one
+/// just before its call and freeing it after.
+void for_each_matrix(const MatrixSet& set,
+                     const std::function<void(const MatrixEntry&, const Csr<double>&, std::size_t,
+                                              std::size_t)>& fn);
+
+}  // namespace kbench::harness

@@ -1,0 +1,84 @@
+#include "harness/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace kh = kbench::harness;
+
+TEST(Registry, FindsRegisteredIdsAndListsValidOnesForUnknown)
+{
+    EXPECT_EQ(kh::find_reproduction("anzt2015/table3").kind, kh::StudyKind::spmv_timing);
+    EXPECT_EQ(kh::find_reproduction("anzt2015/table2").kind, kh::StudyKind::matrix_stats);
+    try {
+        kh::find_reproduction("anzt2015/table9");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("anzt2015/table9"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("anzt2015/table2, anzt2015/table3"), std::string::npos);
+    }
+}
+
+TEST(Registry, EveryIdSplitsIntoStudyAndItem)
+{
+    for (const auto& r : kh::reproductions()) {
+        const auto [study, item] = kh::split_id(r.id);
+        EXPECT_FALSE(study.empty());
+        EXPECT_FALSE(item.empty());
+    }
+    EXPECT_THROW(kh::split_id("table3"), std::invalid_argument);
+    EXPECT_THROW(kh::split_id("/table3"), std::invalid_argument);
+    EXPECT_THROW(kh::split_id("a/b/c"), std::invalid_argument);
+}
+
+TEST(Registry, SlugReplacesNonAlphanumerics)
+{
+    EXPECT_EQ(kh::gpu_slug("NVIDIA H200"), "NVIDIA_H200");
+    EXPECT_EQ(kh::gpu_slug("NVIDIA H100 80GB HBM3"), "NVIDIA_H100_80GB_HBM3");
+    EXPECT_EQ(kh::gpu_slug("A-1.b"), "A_1_b");
+    EXPECT_THROW(kh::gpu_slug(""), std::invalid_argument);
+}
+
+TEST(Registry, ResultsDirMapsIdToStudyAndItem)
+{
+    EXPECT_EQ(kh::results_dir("results", "NVIDIA H200", "anzt2015/table3"),
+              "results/NVIDIA_H200/anzt2015/table3");
+}
+
+TEST(Registry, KernelListParsesValidatesAndDeduplicates)
+{
+    EXPECT_EQ(kh::parse_kernel_list("").size(), 5u);
+    const auto k = kh::parse_kernel_list("sellp,csr_scalar,sellp");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0], "sellp");
+    EXPECT_EQ(k[1], "csr_scalar");
+    try {
+        kh::parse_kernel_list("csr_scalar,ell");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'ell'"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("cusparse_sell"), std::string::npos);
+    }
+    EXPECT_THROW(kh::parse_kernel_list(","), std::invalid_argument);
+}
+
+TEST(Registry, PrecisionParsing)
+{
+    EXPECT_EQ(kh::parse_precision("both").size(), 2u);
+    EXPECT_EQ(kh::parse_precision("float").at(0), "float");
+    EXPECT_THROW(kh::parse_precision("half"), std::invalid_argument);
+}
+
+TEST(Registry, BenchmarkNamesRoundTrip)
+{
+    const std::string name = kh::spmv_benchmark_name("sellp", "double", "fv1");
+    EXPECT_EQ(name, "spmv/sellp/double/fv1");
+    const auto parts = kh::parse_spmv_benchmark_name(name);
+    EXPECT_EQ(parts.kernel, "sellp");
+    EXPECT_EQ(parts.precision, "double");
+    EXPECT_EQ(parts.matrix, "fv1");
+    EXPECT_THROW(kh::parse_spmv_benchmark_name("spmv/sellp/double"), std::invalid_argument);
+    EXPECT_THROW(kh::parse_spmv_benchmark_name("spmv/ell/double/fv1"), std::invalid_argument);
+    EXPECT_THROW(kh::parse_spmv_benchmark_name("spmv/sellp/half/fv1"), std::invalid_argument);
+    EXPECT_THROW(kh::parse_spmv_benchmark_name("gmres/sellp/double/fv1"), std::invalid_argument);
+}

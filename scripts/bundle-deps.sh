@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Downloads kbench's Debian packages as .deb files, on a machine with network access, for a GPU
+# host without one.
+# Usage: scripts/bundle-deps.sh [DIR]      (default DIR: .deps; the files are ~30 MB)
+# Then copy DIR to the GPU host and run scripts/install-bundle.sh DIR there.
+# Only the libraries kbench compiles against are bundled (headers, CMake configs and the shared
+# libraries they need); the build tools (cmake, ninja, g++, python3 with pandas and matplotlib) are
+# expected on the GPU host already.
+set -euo pipefail
+dir="${1:-.deps}"
+mkdir -p "$dir"
+cd "$dir"
+pkgs=(zlib1g-dev libfmt-dev libfmt9 nlohmann-json3-dev libeigen3-dev libcli11-dev
+      libbenchmark-dev libbenchmark1debian libgtest-dev)
+apt-get download "${pkgs[@]}"
+ls -1 "$PWD"/*.deb
