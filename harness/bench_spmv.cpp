@@ -83,7 +83,7 @@ nlohmann::json run_registered()
     reporter.SetErrorStream(&err);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::ClearRegisteredBenchmarks();
-    return nlohmann::json::parse(out.str());
+    return parse_benchmark_json(out.str());
 }
 
 /// Registers, runs and records one benchmark of `c`; `error` non-empty marks it failed.
@@ -145,6 +145,11 @@ void run_case(RunState& run, const std::string& name, const std::string& kernel,
     const nlohmann::json out = run_registered();
     nlohmann::json part{{"benchmarks", nlohmann::json::array()}};
     for (auto entry : out.at("benchmarks")) {
+        // Google Benchmark appends "/min_time:..", "/repeats:..", "/manual_time" to the
+        // registered name; results files use the plain name (+ "_<aggregate>").
+        entry["run_name"] = name;
+        const std::string agg = entry.value("aggregate_name", "");
+        entry["name"] = entry.value("run_type", "") == "aggregate" ? name + "_" + agg : name;
         entry["kbench"] = kbench_obj;
         part["benchmarks"].push_back(std::move(entry));
     }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,6 +63,12 @@ nlohmann::json make_results_document(nlohmann::json kbench_context)
     kbench_context["schema_version"] = results_schema_version;
     context["kbench"] = std::move(kbench_context);
     return {{"context", std::move(context)}, {"benchmarks", nlohmann::json::array()}};
+}
+
+nlohmann::json parse_benchmark_json(const std::string& text)
+{
+    static const std::regex non_finite(R"((":\s*)-?(NaN|Infinity)(\s*[,\n}]))");
+    return nlohmann::json::parse(std::regex_replace(text, non_finite, "$1null$3"));
 }
 
 void append_benchmarks(nlohmann::json& doc, const nlohmann::json& run_output)

@@ -33,6 +33,11 @@ nlohmann::json benchmark_context();
 /// kbench_context}, "benchmarks": []}. `kbench_context` gets "schema_version" added.
 nlohmann::json make_results_document(nlohmann::json kbench_context);
 
+/// Parses a Google Benchmark JSONReporter output. Its non-JSON number spellings NaN, -NaN,
+/// Infinity and -Infinity (e.g. the "cv" aggregate of a counter whose mean is 0) become null.
+/// Throws nlohmann::json::parse_error for other malformed text.
+nlohmann::json parse_benchmark_json(const std::string& text);
+
 /// Appends the entries of run_output["benchmarks"] (one JSONReporter output) to
 /// doc["benchmarks"]. Throws std::invalid_argument when run_output has no "benchmarks" array.
 void append_benchmarks(nlohmann::json& doc, const nlohmann::json& run_output);

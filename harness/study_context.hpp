@@ -18,7 +18,7 @@ namespace kbench::harness {
 
 /// Where the matrices of a run come from.
 struct MatrixSource {
-    std::string set = "anzt2015";  // shipped set name or manifest path
+    std::string set = "default";  // shipped set name or manifest path
     std::string matrix_dir;        // --matrix-dir; empty = $KBENCH_MATRIX_DIR
 };
 

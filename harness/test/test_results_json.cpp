@@ -106,3 +106,17 @@ TEST(ResultsJson, WritesPrettyJsonCreatingDirectories)
     EXPECT_EQ(json::parse(in), (json{{"a", 1}}));
     std::filesystem::remove_all(dir);
 }
+
+TEST(ResultsJson, NonFiniteBenchmarkNumbersBecomeNull)
+{
+    const std::string text = R"({"benchmarks": [{"name": "a", "cv": NaN, "x": -Infinity,
+        "y": Infinity
+    , "label": "NaN: 1", "z": 2.5}]})";
+    const json j = kh::parse_benchmark_json(text);
+    const auto& b = j["benchmarks"][0];
+    EXPECT_TRUE(b["cv"].is_null());
+    EXPECT_TRUE(b["x"].is_null());
+    EXPECT_TRUE(b["y"].is_null());
+    EXPECT_EQ(b["label"], "NaN: 1");
+    EXPECT_EQ(b["z"], 2.5);
+}
