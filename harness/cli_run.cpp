@@ -105,6 +105,8 @@ void add_reproduce_command(CLI::App& app)
     sub->add_flag("--cold", o->cold, "flush the L2 cache before each timed launch");
     sub->add_option("--repetitions", o->repetitions, "repetitions (median reported)")
         ->capture_default_str();
+    sub->add_option("--min-time", o->min_time, "seconds of GPU time per repetition")
+        ->capture_default_str();
     sub->callback([o] { exit_status() = run_reproduce(*o); });
 }
 

@@ -4,12 +4,29 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <string_view>
 
 namespace kbench::harness {
 
-GitInfo git_info(const std::string& source_dir)
+namespace {
+/// A tree copied without its .git (e.g. onto an offline GPU host) names its commit through
+/// KBENCH_GIT_SHA and KBENCH_GIT_DIRTY (0 or 1) instead.
+GitInfo git_info_from_environment()
 {
     GitInfo info;
+    if (const char* sha = std::getenv("KBENCH_GIT_SHA"); sha != nullptr && *sha != '\0') {
+        info.sha = sha;
+        const char* dirty = std::getenv("KBENCH_GIT_DIRTY");
+        info.dirty = dirty == nullptr || std::string_view{dirty} != "0";
+    }
+    return info;
+}
+}  // namespace
+
+GitInfo git_info(const std::string& source_dir)
+{
+    GitInfo info = git_info_from_environment();
     try {
         auto head = run_process({"git", "-C", source_dir, "rev-parse", "HEAD"}, true, true);
         std::string sha = head.out;
@@ -18,7 +35,7 @@ GitInfo git_info(const std::string& source_dir)
                   sha.end());
         const bool hex = std::all_of(sha.begin(), sha.end(),
                                      [](unsigned char c) { return std::isxdigit(c); });
-        if (head.exit_code != 0 || sha.size() != 40 || !hex) return info;
+        if (head.exit_code != 0 || sha.size() != 40 || !hex) return info;  // not a checkout
         info.sha = sha;
         auto status = run_process({"git", "-C", source_dir, "status", "--porcelain"}, true, true);
         info.dirty = status.exit_code != 0 || !status.out.empty();

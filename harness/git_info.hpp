@@ -10,8 +10,9 @@ struct GitInfo {
     bool dirty = false;           // uncommitted changes (git status --porcelain non-empty)
 };
 
-/// Runs `git -C <source_dir> rev-parse HEAD` and `git status --porcelain`. Never throws: a
-/// missing git or a directory that is not a checkout gives {"unknown", false}.
+/// Runs `git -C <source_dir> rev-parse HEAD` and `git status --porcelain`. Outside a checkout
+/// (a tree copied to an offline GPU host) it uses $KBENCH_GIT_SHA, dirty unless
+/// $KBENCH_GIT_DIRTY is 0, and otherwise {"unknown", false}. Never throws.
 GitInfo git_info(const std::string& source_dir);
 
 }  // namespace kbench::harness

@@ -15,6 +15,7 @@ struct ReproduceOptions {
     std::string results_root;       // default <source>/results
     bool cold = false;
     int repetitions = 10;
+    double min_time = 0.05;         // seconds of GPU time per repetition
 };
 
 /// Python interpreter for the analysis: $KBENCH_PYTHON, else the configure-time KBENCH_PYTHON.
