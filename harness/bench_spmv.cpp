@@ -292,7 +292,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                 any = any || selected(run, spmv_benchmark_name(kernel, p, entry.name));
         if (!any) continue;
         const Csr<double> a = build_matrix(entry);
-        const SellpParams sellp = sellp_params_for(a);
+        const SellpParams sellp = sellp_params_for(a, options.sellp);
         doc["context"]["kbench"]["matrices"][entry.name] = matrix_context(entry, a, sellp);
         for (const auto& p : options.precisions) {
             if (p == "double") run_precision<double>(run, entry, a, p, sellp, k + 1, total);

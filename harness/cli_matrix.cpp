@@ -47,10 +47,7 @@ void add_stats(CLI::App* matrix)
     sub->add_flag("--json", a->json, "print JSON instead of a table");
     sub->callback([a] {
         const Csr<double> m = read_matrix_market<double>(a->file);
-        SellpParams p = sellp_params_for(m);
-        if (a->b != 0) p.slice_height = a->b;
-        if (a->t != 0) p.threads_per_row = a->t;
-        p.sigma = a->sigma;
+        const SellpParams p = sellp_params_for(m, {a->b, a->t, a->sigma});
         const nlohmann::json j = compute_stats(m, p);
         if (a->json) {
             fmt::print("{}\n", j.dump(2));

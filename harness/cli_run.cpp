@@ -78,6 +78,12 @@ void add_bench_command(CLI::App& app)
     sub->add_option("--filter", a->spmv.filter, "regex on benchmark names "
                                                 "spmv/<kernel>/<precision>/<matrix>");
     sub->add_option("--json", a->json, "write the results JSON to FILE");
+    sub->add_option("--sellp-b", a->spmv.sellp.slice_height,
+                    "SELL-P slice height b (default: spmv::choose_sellp_params)");
+    sub->add_option("--sellp-t", a->spmv.sellp.threads_per_row,
+                    "SELL-P threads per row t (default: spmv::choose_sellp_params)");
+    sub->add_option("--sigma", a->spmv.sellp.sigma,
+                    "SELL-C-sigma sorting window in rows (default: spmv::choose_sellp_params)");
     sub->add_flag("--no-machine", a->no_machine,
                   "skip the machine profile (bw_frac_* counters are then left out)");
     sub->callback([a] {

@@ -40,7 +40,14 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
     return k;
 }
 
-SellpParams sellp_params_for(const Csr<double>& a) { return spmv::choose_sellp_params(a.view()); }
+SellpParams sellp_params_for(const Csr<double>& a, const SellpParams& chosen)
+{
+    SellpParams p = spmv::choose_sellp_params(a.view());
+    if (chosen.slice_height != 0) p.slice_height = chosen.slice_height;
+    if (chosen.threads_per_row != 0) p.threads_per_row = chosen.threads_per_row;
+    if (chosen.sigma != 0) p.sigma = chosen.sigma;
+    return p;
+}
 
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
                               const SellpParams& sellp)

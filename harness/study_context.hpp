@@ -34,8 +34,9 @@ std::string manifest_path(const std::string& set);
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                               const MatrixSet& set, const MachineProfile* machine, bool cold);
 
-/// SELL-P parameters used for a matrix: the kernels' tuned default spmv::choose_sellp_params.
-SellpParams sellp_params_for(const Csr<double>& a);
+/// SELL-P parameters used for a matrix: spmv::choose_sellp_params, with each non-zero field of
+/// `chosen` (b, t, sigma: command-line overrides) taking its place.
+SellpParams sellp_params_for(const Csr<double>& a, const SellpParams& chosen = {0, 0, 0});
 
 /// The context.kbench.matrices entry of a matrix: {stats, source, stands_for, spec}.
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
