@@ -187,10 +187,10 @@ SellpParams sellp_params_for(const CsrView<T>& a)
 {
     const double mean = a.num_rows > 0 ? double(a.nnz) / double(a.num_rows) : 0.0;
     index_type t = 1;
-    while (t < 32 && t < mean / 8.0) t *= 2;
+    while (t < 32 && 2 * t <= mean / 16.0) t *= 2;
     SellpParams p;
     p.threads_per_row = t;
-    p.slice_height = 256 / t;
+    p.slice_height = t == 1 ? 64 : 32;
     p.sigma = 1;
     return p;
 }

@@ -121,17 +121,20 @@ TEST(SpmvDefaults, SubwarpAndSellpParametersFollowMeanRowLength)
     EXPECT_EQ(choose_csr_subwarp(view(100, 100)), 2);     // mean 1, lower clamp
     EXPECT_EQ(choose_csr_subwarp(view(10, 1000)), 32);    // mean 100, upper clamp
     EXPECT_EQ(choose_csr_subwarp(view(0, 0)), 2);         // empty
-    const SellpParams p5 = choose_sellp_params(view(100, 500));  // mean 5: t = 1
+    const SellpParams p5 = choose_sellp_params(view(100, 500));  // mean 5: t = 1, b = 64
     EXPECT_EQ(p5.threads_per_row, 1);
-    EXPECT_EQ(p5.slice_height, 256);
+    EXPECT_EQ(p5.slice_height, 64);
     EXPECT_EQ(p5.sigma, 1);
-    const SellpParams p27 = choose_sellp_params(view(100, 2700));  // mean/8 = 3.4: t = 4
-    EXPECT_EQ(p27.threads_per_row, 4);
+    const SellpParams p27 = choose_sellp_params(view(100, 2700));  // mean/16 = 1.7: t = 1
+    EXPECT_EQ(p27.threads_per_row, 1);
     EXPECT_EQ(p27.slice_height, 64);
+    const SellpParams p76 = choose_sellp_params(view(100, 7600));  // mean/16 = 4.75: t = 4
+    EXPECT_EQ(p76.threads_per_row, 4);
+    EXPECT_EQ(p76.slice_height, 32);
     EXPECT_EQ(choose_sellp_params(view(1, 100000)).threads_per_row, 32);  // upper clamp
-    const CsrView<float> f{100, 100, 2700, nullptr, nullptr, nullptr};
+    const CsrView<float> f{100, 100, 7600, nullptr, nullptr, nullptr};
     EXPECT_EQ(choose_sellp_params(f).threads_per_row, 4);
-    EXPECT_EQ(choose_csr_subwarp(f), 32);
+    EXPECT_EQ(choose_csr_subwarp(f), 32);  // mean 76
 }
 
 }  // namespace
