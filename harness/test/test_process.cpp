@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 
 namespace kh = kbench::harness;
@@ -21,11 +22,28 @@ TEST(Process, ReportsExitCodesAndCapturesStdout)
 
 TEST(GitInfo, OutsideACheckoutIsUnknown)
 {
+    ::unsetenv("KBENCH_GIT_SHA");
     const auto dir = std::filesystem::temp_directory_path() / "kbench_test_not_git";
     std::filesystem::create_directories(dir);
     const auto info = kh::git_info(dir.string());
     EXPECT_EQ(info.sha, "unknown");
     EXPECT_FALSE(info.dirty);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(GitInfo, OutsideACheckoutTheEnvironmentNamesTheCommit)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "kbench_test_not_git_env";
+    std::filesystem::create_directories(dir);
+    ::setenv("KBENCH_GIT_SHA", "0123456789abcdef0123456789abcdef01234567", 1);
+    ::setenv("KBENCH_GIT_DIRTY", "0", 1);
+    auto info = kh::git_info(dir.string());
+    EXPECT_EQ(info.sha, "0123456789abcdef0123456789abcdef01234567");
+    EXPECT_FALSE(info.dirty);
+    ::unsetenv("KBENCH_GIT_DIRTY");  // unset: assume uncommitted changes
+    info = kh::git_info(dir.string());
+    EXPECT_TRUE(info.dirty);
+    ::unsetenv("KBENCH_GIT_SHA");
     std::filesystem::remove_all(dir);
 }
 
