@@ -324,16 +324,16 @@ def _table3_figure(res: kbench_results.Results, precisions: List[str]):
         labels = [f"{m}\n{fmt(v)}" for m, v in zip(mats, order["nnz_per_row"])]
         for ax in (ax_gf, ax_bw):
             ax.set_xticks(x)
-            ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=7)
+            ax.set_xticklabels(labels, rotation=45, ha="right", rotation_mode="anchor", fontsize=7)
             ax.grid(True, axis="y", alpha=0.3)
         ax_bw.axhline(100.0, color="black", linestyle="--", linewidth=1, label="measured read BW")
         ax_gf.set_yscale("log")  # matrices span orders of magnitude in size and speed
         ax_gf.set_ylabel("GFlop/s (log scale)")
         ax_bw.set_ylabel("% of measured read bandwidth")
         ax_bw.set_xlabel("matrix (nnz/n), ordered by nnz/n")
-        ax_gf.set_title(f"SpMV ({prec}) on {gpu_title(res.context)} - anzt2015 Table 3")
-        ax_gf.legend(fontsize=8)
-        ax_bw.legend(fontsize=8)
+        ax_gf.set_title(f"SpMV ({prec}) on {gpu_title(res.context)} - anzt2015 Table 3", pad=30)
+        ax_gf.legend(fontsize=8, ncol=5, loc="lower center", bbox_to_anchor=(0.5, 1.06))
+        ax_bw.legend(fontsize=8, ncol=6, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout()
     return fig
 

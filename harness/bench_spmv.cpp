@@ -216,10 +216,13 @@ void run_precision(RunState& run, const MatrixEntry& entry, const Csr<double>& a
             };
             c.params = {{"slice_height", sellp_params.slice_height},
                         {"threads_per_row", sellp_params.threads_per_row},
-                        {"sigma", sellp_params.sigma}};
-            c.stored_entries = host.stored_entries();
+                        {"sigma", sellp_params.sigma},
+                        {"long_row_threshold", sellp_params.long_row_threshold},
+                        {"long_rows", host.num_long_rows()}};
+            c.stored_entries = host.stored_entries();  // slice entries + long-part entries
             c.traffic = models::sellp_spmv(n, m, nnz, static_cast<std::int64_t>(c.stored_entries),
-                                           host.num_slices(), vb, 4, false, sellp_params.sigma > 1);
+                                           host.num_slices(), vb, 4, false, sellp_params.sigma > 1,
+                                           host.num_long_rows());
         } else if (kernel == "cusparse_csr" || kernel == "cusparse_sell") {
             const bool sell = kernel == "cusparse_sell";
             vendor = std::make_unique<spmv::CusparseSpmv<T>>(

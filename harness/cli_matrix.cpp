@@ -33,7 +33,7 @@ void add_stats(CLI::App* matrix)
 {
     struct Args {
         std::string file;
-        int b = 0, t = 0, sigma = 1;
+        int b = 0, t = 0, sigma = 1, long_row_threshold = 0;
         bool json = false;
     };
     auto a = std::make_shared<Args>();
@@ -44,10 +44,14 @@ void add_stats(CLI::App* matrix)
     sub->add_option("--sellp-t", a->t, "SELL-P threads per row (default: spmv::choose_sellp_params)");
     sub->add_option("--sigma", a->sigma, "SELL-C-sigma sorting window (1 = none)")
         ->capture_default_str();
+    sub->add_option("--long-row-threshold", a->long_row_threshold,
+                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default or 0: "
+                    "spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the split, "
+                    "pass a value >= the longest row, e.g. 2147483647)");
     sub->add_flag("--json", a->json, "print JSON instead of a table");
     sub->callback([a] {
         const Csr<double> m = read_matrix_market<double>(a->file);
-        const SellpParams p = sellp_params_for(m, {a->b, a->t, a->sigma});
+        const SellpParams p = sellp_params_for(m, {a->b, a->t, a->sigma, a->long_row_threshold});
         const nlohmann::json j = compute_stats(m, p);
         if (a->json) {
             fmt::print("{}\n", j.dump(2));

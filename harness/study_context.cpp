@@ -46,6 +46,7 @@ SellpParams sellp_params_for(const Csr<double>& a, const SellpParams& chosen)
     if (chosen.slice_height != 0) p.slice_height = chosen.slice_height;
     if (chosen.threads_per_row != 0) p.threads_per_row = chosen.threads_per_row;
     if (chosen.sigma != 0) p.sigma = chosen.sigma;
+    if (chosen.long_row_threshold != 0) p.long_row_threshold = chosen.long_row_threshold;
     return p;
 }
 

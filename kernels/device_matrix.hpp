@@ -5,6 +5,8 @@
 #include "matrices/csr.hpp"
 #include "matrices/sellp.hpp"
 
+#include <vector>
+
 namespace kbench {
 
 /// A CSR matrix uploaded to the device. Throws kbench::cuda_error when allocation fails.
@@ -24,25 +26,44 @@ struct DeviceCsr {
     }
 };
 
-/// A SELL-P matrix uploaded to the device. Throws kbench::cuda_error when allocation fails.
+/// A SELL-P matrix uploaded to the device, long-row part included (matrices/sellp.hpp).
+/// Throws kbench::cuda_error when allocation fails.
 template <typename T>
 struct DeviceSellp {
     index_type num_rows = 0, num_cols = 0, nnz = 0;
     SellpParams params;
     index_type num_slices = 0;
+    index_type num_long_rows = 0;
     device_buffer<index_type> slice_ptr, col_idx, row_perm;
     device_buffer<T> values;
+    device_buffer<index_type> long_rows, long_row_ptr, long_col_idx;  // long-row CSR part
+    device_buffer<T> long_values;
 
     explicit DeviceSellp(const Sellp<T>& a)
         : num_rows{a.num_rows}, num_cols{a.num_cols}, nnz{a.nnz}, params{a.params},
-          num_slices{a.num_slices()}, slice_ptr{a.slice_ptr}, col_idx{a.col_idx},
-          row_perm{a.row_perm}, values{a.values}
+          num_slices{a.num_slices()}, num_long_rows{a.num_long_rows()}, slice_ptr{a.slice_ptr},
+          col_idx{a.col_idx}, row_perm{a.row_perm}, values{a.values}, long_rows{a.long_rows},
+          long_row_ptr{a.long_rows.empty() ? std::vector<index_type>{} : a.long_row_ptr},
+          long_col_idx{a.long_col_idx}, long_values{a.long_values}
     {}
     SellpView<T> view() const
     {
-        return {num_rows, num_cols, nnz, params.slice_height, params.threads_per_row, num_slices,
-                slice_ptr.data(), col_idx.data(), values.data(),
-                row_perm.empty() ? nullptr : row_perm.data()};
+        const bool split = num_long_rows > 0;
+        return {num_rows,
+                num_cols,
+                nnz,
+                params.slice_height,
+                params.threads_per_row,
+                num_slices,
+                slice_ptr.data(),
+                col_idx.data(),
+                values.data(),
+                row_perm.empty() ? nullptr : row_perm.data(),
+                num_long_rows,
+                split ? long_rows.data() : nullptr,
+                split ? long_row_ptr.data() : nullptr,
+                split ? long_col_idx.data() : nullptr,
+                split ? long_values.data() : nullptr};
     }
 };
 

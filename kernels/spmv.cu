@@ -1,5 +1,6 @@
 // GPU SpMV kernels y = alpha*A*x + beta*y: CSR scalar, CSR vector (sub-warp per row) and
-// SELL-P (anzt2015 Sec. 3.1, Figs. 4-5). Declarations and conventions in kernels/spmv.hpp.
+// SELL-P (anzt2015 Sec. 3.1, Figs. 4-5) with its long-row CSR part (kbench extension, in the
+// spirit of ELL+COO hybrids). Declarations and conventions in kernels/spmv.hpp.
 //
 // Memory hints used throughout: matrix arrays are read once per product, so they are loaded
 // with __ldcs (ld.global.cs, evict-first) to leave L1/L2 to x, which is gathered through __ldg
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +21,7 @@ namespace {
 constexpr int scalar_block_size = 256;
 constexpr int vector_block_size = 256;
 constexpr int sellp_max_block_size = 1024;
+constexpr int long_row_block_size = 256;  // threads per long row (one block each)
 constexpr int unroll = 4;  // independent loads in flight per thread
 
 /// y = alpha*sum (+ beta*y when beta != 0: y is not read otherwise).
@@ -137,6 +140,44 @@ __global__ void __launch_bounds__(sellp_max_block_size)
     store_result(y, dst, alpha, sum, beta);
 }
 
+/// Long-row part of SELL-P: block k sums long row k with long_row_block_size threads (strided,
+/// `unroll` loads in flight each), reduces the partial sums with a warp shuffle and then across
+/// the block's warps through shared memory (fixed order: deterministic, no atomics), and thread
+/// 0 adds alpha*sum to y[long_rows[k]], which the SELL-P pass already set to beta*y_old (or 0).
+template <typename T>
+__global__ void __launch_bounds__(long_row_block_size)
+    sellp_long_rows_kernel(const index_type* __restrict__ long_rows,
+                           const index_type* __restrict__ long_row_ptr,
+                           const index_type* __restrict__ long_col_idx,
+                           const T* __restrict__ long_values, T alpha, const T* __restrict__ x,
+                           T* __restrict__ y)
+{
+    constexpr int warps = long_row_block_size / 32;
+    __shared__ T warp_sums[warps];
+    const index_type k = static_cast<index_type>(blockIdx.x);
+    const index_type begin = __ldg(long_row_ptr + k);
+    const index_type end = __ldg(long_row_ptr + k + 1);
+    T sum = strided_dot<T, T>(long_col_idx, long_values, x,
+                              begin + static_cast<index_type>(threadIdx.x), end,
+                              long_row_block_size);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp != 0) return;
+    sum = lane < warps ? warp_sums[lane] : T{0};
+#pragma unroll
+    for (int offset = warps / 2; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (lane == 0) {
+        const index_type row = __ldg(long_rows + k);
+        y[row] += alpha * sum;
+    }
+}
+
 template <typename T>
 void check_csr(const CsrView<T>& a, const char* who)
 {
@@ -171,6 +212,12 @@ void launch_sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cuda
         a.num_rows, a.slice_height, a.slice_ptr, a.col_idx, a.values, a.row_perm, alpha, x, beta,
         y);
     KBENCH_CUDA_CHECK_LAUNCH();
+    if (a.num_long_rows > 0) {
+        sellp_long_rows_kernel<T>
+            <<<static_cast<unsigned>(a.num_long_rows), long_row_block_size, 0, stream>>>(
+                a.long_rows, a.long_row_ptr, a.long_col_idx, a.long_values, alpha, x, y);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
 }
 
 template <typename T>
@@ -192,6 +239,7 @@ SellpParams sellp_params_for(const CsrView<T>& a)
     p.threads_per_row = t;
     p.slice_height = t == 1 ? 64 : 32;
     p.sigma = 1;
+    p.long_row_threshold = default_long_row_threshold(a.num_rows, a.nnz);
     return p;
 }
 
@@ -201,6 +249,14 @@ int choose_csr_subwarp(const CsrView<double>& a) { return subwarp_for(a); }
 int choose_csr_subwarp(const CsrView<float>& a) { return subwarp_for(a); }
 SellpParams choose_sellp_params(const CsrView<double>& a) { return sellp_params_for(a); }
 SellpParams choose_sellp_params(const CsrView<float>& a) { return sellp_params_for(a); }
+
+index_type default_long_row_threshold(std::int64_t num_rows, std::int64_t nnz)
+{
+    const std::int64_t mean_ceil = num_rows > 0 ? (nnz + num_rows - 1) / num_rows : 0;
+    const std::int64_t threshold = std::max<std::int64_t>(256, 16 * mean_ceil);
+    return static_cast<index_type>(
+        std::min<std::int64_t>(threshold, std::numeric_limits<index_type>::max()));
+}
 
 template <typename T>
 void csr_scalar(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
@@ -246,6 +302,12 @@ void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_
                                     " slices for " + std::to_string(a.num_rows) +
                                     " rows, expected ceil(num_rows / b) with b = " +
                                     std::to_string(b));
+    if (a.num_long_rows < 0 || a.num_long_rows > a.num_rows ||
+        (a.num_long_rows > 0 && (a.long_rows == nullptr || a.long_row_ptr == nullptr)))
+        throw std::invalid_argument("spmv::sellp: num_long_rows = " +
+                                    std::to_string(a.num_long_rows) +
+                                    ", expected 0..num_rows = " + std::to_string(a.num_rows) +
+                                    " with non-null long_rows and long_row_ptr when > 0");
     if (a.num_slices == 0) return;
     switch (t) {
     case 1: return launch_sellp<T, 1>(a, alpha, x, beta, y, stream);

@@ -14,6 +14,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 namespace kbench::spmv {
 
 /// CSR SpMV, one thread per row ("scalar" kernel; Bell & Garland 2009). Uncoalesced for long rows.
@@ -33,21 +35,35 @@ int choose_csr_subwarp(const CsrView<float>& a);
 
 /// SELL-P SpMV (anzt2015 Sec. 3.1, Fig. 4): one b x t thread block per slice, thread (r, k)
 /// accumulates entries j = k, k+t, ... of local row r, then the t partial sums of a row are
-/// reduced through shared memory (one transpose) and a width-t warp shuffle. Supports b*t <= 1024 and t in {1, 2, 4, 8, 16, 32}. When the view
-/// has a row permutation (SELL-C-sigma), y is written in the original row order.
+/// reduced through shared memory (one transpose) and a width-t warp shuffle. Supports b*t <= 1024
+/// and t in {1, 2, 4, 8, 16, 32}. When the view has a row permutation (SELL-C-sigma), y is
+/// written in the original row order.
+/// Long-row split (kbench extension, in the spirit of ELL+COO hybrids): when the view has
+/// num_long_rows > 0, the SELL-P pass writes alpha*0 + beta*y (0 when beta == 0) to the long
+/// rows (empty in the slices), then a second kernel on the same stream gives each long row one
+/// block of 256 threads (strided loads, warp-shuffle + shared-memory reduction, deterministic,
+/// no atomics) and adds alpha*(row sum) to y[row].
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream);
 
 /// Default SELL-P parameters for the `sellp` kernel, from the mean row length m = nnz/num_rows
 /// (host or device view: only the sizes are read): t = largest power of two <= m/16, clamped to
-/// [1, 32]; b = 64 when t = 1, else 32; sigma = 1 (no row permutation).
+/// [1, 32]; b = 64 when t = 1, else 32; sigma = 1 (no row permutation); long_row_threshold =
+/// default_long_row_threshold(num_rows, nnz).
 /// Tuned on an H200 (kbench bench spmv --sellp-b/--sellp-t sweep over 3D 7- and 27-point
 /// Laplacians and replicated fv1, steam1 and s3rmt3m3, 5..76 nonzeros per row): the loads are
 /// coalesced over the b rows whatever t is, so t > 1 only pays (shared-memory reduction, padding
 /// to a multiple of t) once a row is long enough to keep t threads busy; t = 1 with b = 64 was
 /// within 1 % of the best (b, t) on every matrix with m < 32, and t = 4, b = 32 was best at m = 76.
+/// The threshold splits off rows 16x longer than the mean (at least 256 entries, one full block
+/// of the long-row kernel), so a few long rows (arrow matrices such as bloweybq) no longer pad
+/// their slices and serialize on one thread, while regular matrices keep no long part.
 SellpParams choose_sellp_params(const CsrView<double>& a);
 SellpParams choose_sellp_params(const CsrView<float>& a);
+
+/// The long_row_threshold of choose_sellp_params: max(256, 16 * ceil(nnz / num_rows)), clamped to
+/// the index_type range (256 when num_rows == 0). Pure function of the sizes.
+index_type default_long_row_threshold(std::int64_t num_rows, std::int64_t nnz);
 
 namespace reference {
 
@@ -56,7 +72,8 @@ template <typename T>
 void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y);
 
 /// CPU reference of SELL-P SpMV, computed from the SELL-P arrays themselves (so it checks the
-/// conversion as well as the kernel).
+/// conversion as well as the kernel), long part included: y[row] = alpha*(slice entries + long
+/// entries of the row) + beta*y[row], accumulated in double and rounded once.
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y);
 

@@ -2,6 +2,7 @@
 // reference is at least as accurate as the kernels, which accumulate in T.
 #include "kernels/spmv.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,23 @@ void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y)
                                     " slices of height " + std::to_string(b) + " for " +
                                     std::to_string(a.num_rows) +
                                     " rows, expected b >= 1 and ceil(num_rows / b) slices");
+    if (a.num_long_rows < 0 || a.num_long_rows > a.num_rows ||
+        (a.num_long_rows > 0 && (a.long_rows == nullptr || a.long_row_ptr == nullptr)))
+        throw std::invalid_argument("spmv::reference::sellp: num_long_rows = " +
+                                    std::to_string(a.num_long_rows) +
+                                    ", expected 0..num_rows = " + std::to_string(a.num_rows) +
+                                    " with non-null long_rows and long_row_ptr when > 0");
+    // Sum of a row's long-part entries (0 for a row that is not long; long_rows is increasing).
+    const index_type* long_end = a.long_rows == nullptr ? nullptr : a.long_rows + a.num_long_rows;
+    const auto long_sum = [&](index_type orig) {
+        const index_type* it = std::lower_bound(a.long_rows, long_end, orig);
+        if (it == long_end || *it != orig) return 0.0;
+        const std::ptrdiff_t k = it - a.long_rows;
+        double sum = 0.0;
+        for (index_type e = a.long_row_ptr[k]; e < a.long_row_ptr[k + 1]; ++e)
+            sum += double(a.long_values[e]) * double(x[a.long_col_idx[e]]);
+        return sum;
+    };
     for (index_type s = 0; s < a.num_slices; ++s) {
         const index_type len = (a.slice_ptr[s + 1] - a.slice_ptr[s]) / b;
         for (index_type r = 0; r < b; ++r) {
@@ -52,7 +70,8 @@ void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y)
                 const std::size_t k = std::size_t(a.slice_ptr[s]) + std::size_t(j) * b + r;
                 sum += double(a.values[k]) * double(x[a.col_idx[k]]);
             }
-            store(y, a.row_perm == nullptr ? row : a.row_perm[row], alpha, sum, beta);
+            const index_type orig = a.row_perm == nullptr ? row : a.row_perm[row];
+            store(y, orig, alpha, sum + long_sum(orig), beta);
         }
     }
 }

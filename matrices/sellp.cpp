@@ -1,5 +1,6 @@
 // CSR <-> SELL-P conversion (anzt2015 Sec. 3.1, Figs. 3-4; SELL-C-sigma sorting after
-// Kreutzer et al. 2014). Layout documented in matrices/sellp.hpp (SellpView).
+// Kreutzer et al. 2014; long-row split: kbench extension, in the spirit of ELL+COO hybrids).
+// Layout documented in matrices/sellp.hpp (SellpView).
 #include "matrices/sellp.hpp"
 
 #include <algorithm>
@@ -30,6 +31,36 @@ void check_params(const SellpParams& p)
     if (p.sigma != 1 && (p.sigma < 1 || p.sigma % p.slice_height != 0))
         bad("sigma = " + std::to_string(p.sigma) + ", expected 1 or a positive multiple of b = " +
             std::to_string(p.slice_height));
+    if (p.long_row_threshold < 0)
+        bad("long_row_threshold = " + std::to_string(p.long_row_threshold) +
+            ", expected >= 0 (0 = no long-row split)");
+}
+
+/// Checks the long part of `a` (sizes, offsets, row indices increasing and in range).
+template <typename T>
+void check_long_part(const Sellp<T>& a)
+{
+    const auto bad = [](const std::string& msg) {
+        throw std::invalid_argument("to_csr: long part: " + msg);
+    };
+    const std::size_t nl = a.long_rows.size();
+    if (a.long_row_ptr.size() != nl + 1 || a.long_row_ptr[0] != 0)
+        bad("long_row_ptr has " + std::to_string(a.long_row_ptr.size()) +
+            " entries, expected long_rows.size() + 1 = " + std::to_string(nl + 1) +
+            " starting with 0");
+    for (std::size_t k = 0; k < nl; ++k) {
+        if (a.long_rows[k] < 0 || a.long_rows[k] >= a.num_rows ||
+            (k > 0 && a.long_rows[k] <= a.long_rows[k - 1]))
+            bad("long_rows[" + std::to_string(k) + "] = " + std::to_string(a.long_rows[k]) +
+                ", expected increasing row indices in [0, " + std::to_string(a.num_rows) + ")");
+        if (a.long_row_ptr[k + 1] < a.long_row_ptr[k])
+            bad("long_row_ptr decreases at " + std::to_string(k + 1));
+    }
+    const auto end = static_cast<std::size_t>(a.long_row_ptr[nl]);
+    if (a.long_col_idx.size() != end || a.long_values.size() != end)
+        bad(std::to_string(a.long_col_idx.size()) + " column indices and " +
+            std::to_string(a.long_values.size()) + " values, expected long_row_ptr.back() = " +
+            std::to_string(end));
 }
 
 }  // namespace
@@ -43,6 +74,10 @@ Sellp<T> to_sellp(const Csr<T>& a, const SellpParams& params)
     const index_type b = params.slice_height;
     const index_type t = params.threads_per_row;
     const auto row_len = [&](index_type i) { return a.row_ptr[i + 1] - a.row_ptr[i]; };
+    const index_type threshold = params.long_row_threshold;
+    const auto is_long = [&](index_type i) { return threshold > 0 && row_len(i) > threshold; };
+    // Length of row i in the slices: long rows are empty there.
+    const auto slice_row_len = [&](index_type i) { return is_long(i) ? 0 : row_len(i); };
 
     Sellp<T> out;
     out.num_rows = n;
@@ -59,7 +94,7 @@ Sellp<T> to_sellp(const Csr<T>& a, const SellpParams& params)
             const auto first = perm.begin() + w;
             const auto last = perm.begin() + std::min<std::int64_t>(w + params.sigma, n);
             std::stable_sort(first, last, [&](index_type r1, index_type r2) {
-                return row_len(r1) > row_len(r2);
+                return slice_row_len(r1) > slice_row_len(r2);
             });
         }
         out.row_perm = perm;
@@ -73,7 +108,7 @@ Sellp<T> to_sellp(const Csr<T>& a, const SellpParams& params)
     for (index_type s = 0; s < num_slices; ++s) {
         index_type longest = 0;
         for (index_type r = 0; r < b && std::int64_t{s} * b + r < n; ++r)
-            longest = std::max(longest, row_len(perm[std::int64_t{s} * b + r]));
+            longest = std::max(longest, slice_row_len(perm[std::int64_t{s} * b + r]));
         slice_len[s] = (longest + t - 1) / t * t;
         total += std::int64_t{slice_len[s]} * b;
         if (total > std::numeric_limits<index_type>::max())
@@ -88,12 +123,23 @@ Sellp<T> to_sellp(const Csr<T>& a, const SellpParams& params)
     for (index_type s = 0; s < num_slices; ++s) {
         for (index_type r = 0; r < b && std::int64_t{s} * b + r < n; ++r) {
             const index_type orig = perm[std::int64_t{s} * b + r];
-            for (index_type j = 0; j < row_len(orig); ++j) {
+            for (index_type j = 0; j < slice_row_len(orig); ++j) {
                 const std::size_t dst = std::size_t(out.slice_ptr[s]) + std::size_t(j) * b + r;
                 out.col_idx[dst] = a.col_idx[a.row_ptr[orig] + j];
                 out.values[dst] = a.values[a.row_ptr[orig] + j];
             }
         }
+    }
+
+    // Long part: the split-off rows in increasing original order, as CSR.
+    for (index_type i = 0; i < n; ++i) {
+        if (!is_long(i)) continue;
+        out.long_rows.push_back(i);
+        out.long_col_idx.insert(out.long_col_idx.end(), a.col_idx.begin() + a.row_ptr[i],
+                                a.col_idx.begin() + a.row_ptr[i + 1]);
+        out.long_values.insert(out.long_values.end(), a.values.begin() + a.row_ptr[i],
+                               a.values.begin() + a.row_ptr[i + 1]);
+        out.long_row_ptr.push_back(static_cast<index_type>(out.long_col_idx.size()));
     }
     return out;
 }
@@ -115,6 +161,7 @@ Csr<T> to_csr(const Sellp<T>& a)
     if (!a.row_perm.empty() && a.row_perm.size() != static_cast<std::size_t>(n))
         throw std::invalid_argument("to_csr: row_perm has " + std::to_string(a.row_perm.size()) +
                                     " entries, expected num_rows = " + std::to_string(n));
+    check_long_part(a);
     std::vector<std::vector<index_type>> cols(static_cast<std::size_t>(n));
     std::vector<std::vector<T>> vals(static_cast<std::size_t>(n));
     for (index_type s = 0; s < a.num_slices(); ++s) {
@@ -131,6 +178,14 @@ Csr<T> to_csr(const Sellp<T>& a)
                 vals[orig].push_back(a.values[k]);
             }
         }
+    }
+    // Long rows are empty in the slices (only padding there, dropped above).
+    for (std::size_t k = 0; k < a.long_rows.size(); ++k) {
+        const auto orig = static_cast<std::size_t>(a.long_rows[k]);
+        cols[orig].assign(a.long_col_idx.begin() + a.long_row_ptr[k],
+                          a.long_col_idx.begin() + a.long_row_ptr[k + 1]);
+        vals[orig].assign(a.long_values.begin() + a.long_row_ptr[k],
+                          a.long_values.begin() + a.long_row_ptr[k + 1]);
     }
     Csr<T> out;
     out.num_rows = n;

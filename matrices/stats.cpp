@@ -1,5 +1,5 @@
 // Matrix statistics: row lengths, bandwidth, symmetry and SELL-P padding (anzt2015 Table 2,
-// Sec. 3.1).
+// Sec. 3.1; long-row split: kbench extension, see matrices/sellp.hpp).
 #include "matrices/stats.hpp"
 
 #include <fmt/format.h>
@@ -33,22 +33,39 @@ void check_sellp_params(const SellpParams& p)
         throw std::invalid_argument(fmt::format(
             "SELL-P sigma = {}, expected 1 or a positive multiple of slice_height {}", s, b));
     }
+    if (p.long_row_threshold < 0) {
+        throw std::invalid_argument(fmt::format(
+            "SELL-P long_row_threshold = {}, expected >= 0 (0 = no split)", p.long_row_threshold));
+    }
 }
 
 /// Stored entries (with padding) of SELL-P from row lengths: sum over slices of
 /// b * roundup(longest row of the slice, t), rows sorted by decreasing length within windows
-/// of sigma rows when sigma > 1 (anzt2015 Sec. 3.1, Fig. 4).
-std::int64_t sellp_stored(std::vector<index_type> len, const SellpParams& p)
+/// of sigma rows when sigma > 1 (anzt2015 Sec. 3.1, Fig. 4), plus the entries of the long rows
+/// (more than long_row_threshold > 0 nonzeros), which are stored compactly and are empty in the
+/// slices. Counts the long rows into `long_rows`.
+std::int64_t sellp_stored(std::vector<index_type> len, const SellpParams& p,
+                          index_type& long_rows)
 {
     const std::int64_t n = static_cast<std::int64_t>(len.size());
     const std::int64_t b = p.slice_height, t = p.threads_per_row;
+    std::int64_t long_entries = 0;
+    long_rows = 0;
+    if (p.long_row_threshold > 0) {
+        for (index_type& l : len) {
+            if (l <= p.long_row_threshold) continue;
+            long_entries += l;
+            ++long_rows;
+            l = 0;
+        }
+    }
     if (p.sigma > 1) {
         for (std::int64_t w = 0; w < n; w += p.sigma) {
             std::sort(len.begin() + w, len.begin() + std::min(n, w + p.sigma),
                       std::greater<index_type>());
         }
     }
-    std::int64_t stored = 0;
+    std::int64_t stored = long_entries;
     for (std::int64_t s = 0; s < n; s += b) {
         const std::int64_t longest =
             *std::max_element(len.begin() + s, len.begin() + std::min(n, s + b));
@@ -111,8 +128,8 @@ MatrixStats compute_stats(const Csr<T>& a, const SellpParams& sellp)
     }
     s.pattern_symmetric = pattern;
     s.value_symmetric = values;
-    s.sellp_padding_ratio =
-        s.nnz == 0 ? 1.0 : static_cast<double>(sellp_stored(std::move(len), sellp)) / s.nnz;
+    const std::int64_t stored = sellp_stored(std::move(len), sellp, s.sellp_long_rows);
+    s.sellp_padding_ratio = s.nnz == 0 ? 1.0 : static_cast<double>(stored) / s.nnz;
     return s;
 }
 
@@ -130,7 +147,9 @@ void to_json(nlohmann::json& j, const MatrixStats& s)
                        {"sellp_padding_ratio", s.sellp_padding_ratio},
                        {"sellp_slice_height", s.sellp.slice_height},
                        {"sellp_threads_per_row", s.sellp.threads_per_row},
-                       {"sellp_sigma", s.sellp.sigma}};
+                       {"sellp_sigma", s.sellp.sigma},
+                       {"sellp_long_row_threshold", s.sellp.long_row_threshold},
+                       {"sellp_long_rows", s.sellp_long_rows}};
 }
 
 template MatrixStats compute_stats<float>(const Csr<float>&, const SellpParams&);

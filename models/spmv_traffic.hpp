@@ -36,21 +36,30 @@ constexpr Traffic csr_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
     return t;
 }
 
-/// SELL-P SpMV: `stored` entries including padding in `slices` slices; with SELL-C-sigma
-/// (`permuted`) the row permutation (n indices) is read as well.
+/// SELL-P SpMV (anzt2015 Sec. 3.1): `stored` entries including padding in `slices` slices, the
+/// long-row part's entries included; with SELL-C-sigma (`permuted`) the row permutation (n
+/// indices) is read as well. With the long-row split (kbench extension, matrices/sellp.hpp),
+/// `long_rows` rows are stored as CSR: their row pointers and row indices are read, and the
+/// second kernel reads and rewrites y of those rows after the SELL-P pass wrote it.
 constexpr Traffic sellp_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
                              std::int64_t stored, std::int64_t slices, int value_bytes,
                              int index_bytes = 4, bool beta_nonzero = false,
-                             bool permuted = false)
+                             bool permuted = false, std::int64_t long_rows = 0)
 {
+    const bool split = long_rows > 0;
     Traffic t;
     t.bytes_read = static_cast<double>(stored) * value_bytes          // values incl. padding
                    + static_cast<double>(stored) * index_bytes        // column indices
                    + static_cast<double>(slices + 1) * index_bytes    // slice pointers
                    + (permuted ? static_cast<double>(n) * index_bytes : 0.0)  // row permutation
                    + static_cast<double>(m) * value_bytes             // x, once
-                   + (beta_nonzero ? static_cast<double>(n) * value_bytes : 0.0);
-    t.bytes_written = static_cast<double>(n) * value_bytes;
+                   + (beta_nonzero ? static_cast<double>(n) * value_bytes : 0.0)  // y in
+                   // long-part row pointers (none without a split)
+                   + (split ? static_cast<double>(long_rows + 1) * index_bytes : 0.0)
+                   + static_cast<double>(long_rows) * index_bytes     // long row indices
+                   + static_cast<double>(long_rows) * value_bytes;    // y re-read (long rows)
+    t.bytes_written = static_cast<double>(n) * value_bytes            // y out
+                      + static_cast<double>(long_rows) * value_bytes;  // y re-written (long rows)
     t.flops = 2.0 * static_cast<double>(nnz);
     return t;
 }

@@ -26,6 +26,25 @@ TEST(SpmvTraffic, SellpCountsPaddingAsTraffic)
     EXPECT_DOUBLE_EQ(km::sellp_spmv(4, 4, 10, 12, 2, 8, 4, false, true).bytes_read, 188.0 + 16.0);
 }
 
+// Same 4x4 matrix with row lengths 4, 2, 2, 2 as SELL-P with b = 2, t = 2 and
+// long_row_threshold = 3: row 0 goes to the long part and is empty in slice 0, so both slices
+// have width 2 (8 slice entries) and stored = 8 + 4 long entries = 12.
+// Read: values 12*8 = 96 + col 12*4 = 48 + slice_ptr 3*4 = 12 + x 4*8 = 32 + long row_ptr 2*4 = 8
+// + long row index 1*4 = 4 + y of the long row re-read 8 = 208 B.
+// Written: y 4*8 = 32 + y of the long row re-written 8 = 40 B.
+TEST(SpmvTraffic, SellpLongRowPartAddsItsPointersAndYUpdate)
+{
+    constexpr auto t = km::sellp_spmv(4, 4, 10, 12, 2, 8, 4, false, false, 1);
+    EXPECT_DOUBLE_EQ(t.bytes_read, 208.0);
+    EXPECT_DOUBLE_EQ(t.bytes_written, 40.0);
+    EXPECT_DOUBLE_EQ(t.flops, 20.0);
+    // beta != 0 reads y once more (32 B); the permutation adds 4 indices (16 B).
+    EXPECT_DOUBLE_EQ(km::sellp_spmv(4, 4, 10, 12, 2, 8, 4, true, true, 1).bytes_read,
+                     208.0 + 32.0 + 16.0);
+    // long_rows = 0 is the plain SELL-P count of SellpCountsPaddingAsTraffic.
+    EXPECT_DOUBLE_EQ(km::sellp_spmv(4, 4, 10, 12, 2, 8, 4, false, false, 0).bytes_read, 188.0);
+}
+
 TEST(SpmvTraffic, RatesUseDecimalGiga)
 {
     constexpr km::Traffic t{1.5e9, 0.5e9, 4e9};
