@@ -40,7 +40,7 @@ _COUNTERS = ["GBps", "GFlops", "bw_frac_read", "bw_frac_triad", "max_rel_error",
 STAT_KEYS = [
     "num_rows", "num_cols", "nnz", "row_nnz_min", "row_nnz_mean", "row_nnz_max", "bandwidth",
     "pattern_symmetric", "value_symmetric", "sellp_padding_ratio", "sellp_slice_height",
-    "sellp_threads_per_row", "sellp_sigma",
+    "sellp_threads_per_row", "sellp_sigma", "sellp_long_row_threshold", "sellp_long_rows",
 ]
 MATRIX_COLUMNS = ["source", "source_kind", "stands_for", "spec", *STAT_KEYS, "nnz_per_row"]
 

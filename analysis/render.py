@@ -151,6 +151,9 @@ def render_table2(res: kbench_results.Results, out_dir: str) -> List[str]:
         params = f"b={fmt_int(r['sellp_slice_height'])}, t={fmt_int(r['sellp_threads_per_row'])}"
         if sigma not in (None, 1) and not (isinstance(sigma, float) and math.isnan(sigma)):
             params += f", sigma={fmt_int(sigma)}"
+        thr = r.get("sellp_long_row_threshold")
+        if thr is not None and not (isinstance(thr, float) and math.isnan(thr)) and thr != 0:
+            params += f", long rows > {fmt_int(thr)}: {fmt_int(r.get('sellp_long_rows'))}"
         pad_txt = NA if pad is None else f"{fmt_pct(float(pad) - 1.0)} ({params})"
         rows.append([name, r["stands_for"] or "-", _source_text(r), fmt_int(r["num_rows"]),
                      fmt_int(r["nnz"]), fmt(r["nnz_per_row"]), fmt_int(r["row_nnz_max"]),
@@ -160,7 +163,9 @@ def render_table2(res: kbench_results.Results, out_dir: str) -> List[str]:
     text = header_block(res.context, f"anzt2015 Table 2: test matrices on {gpu_title(res.context)}")
     text += markdown_table(headers, rows, left=3)
     text += ("\nSELL-P padding overhead = stored entries / nnz - 1 with slice height b and "
-             "threads per row t (anzt2015 Sec. 3.1). Source kinds: real = SuiteSparse file, "
+             "threads per row t (anzt2015 Sec. 3.1); with 'long rows > L: k', the k rows with more "
+             "than L nonzeros are stored as a CSR part (kbench long-row split) and counted "
+             "unpadded. Source kinds: real = SuiteSparse file, "
              "replicated = copies of a real matrix along the diagonal, generated = stencil or "
              "synthetic generator.\n")
 

@@ -226,6 +226,20 @@ class Table2Test(RenderTestCase):
         self.assertEqual(table_row(md, "s3rmt3m3_x100")[2], "replicated (s3rmt3m3.mtx)")
         self.assertEqual(table_row(md, "lap2d_100")[2], "generated (laplacian_2d_5pt)")
 
+    def test_long_row_split_shown_only_when_threshold_nonzero(self):
+        self.doc["benchmarks"] = []
+        stats = self.doc["context"]["kbench"]["matrices"]["Trefethen_2000"]["stats"]
+        stats["sellp_long_row_threshold"] = 256
+        stats["sellp_long_rows"] = 3
+        fv1 = self.doc["context"]["kbench"]["matrices"]["fv1"]["stats"]
+        fv1["sellp_long_row_threshold"] = 0
+        fv1["sellp_long_rows"] = 0
+        md = self.render(self.doc, "anzt2015/table2")
+        self.assertEqual(table_row(md, "Trefethen_2000")[-1],
+                         "6.91 % (b=32, t=4, long rows > 256: 3)")
+        self.assertNotIn("long rows", table_row(md, "fv1")[-1])
+        self.assertNotIn("long rows", table_row(md, "lap2d_100")[-1])  # keys absent
+
 
 class CommandLineTest(unittest.TestCase):
     def test_unknown_id_exits_2_listing_known_ids(self):

@@ -21,8 +21,8 @@ struct SpmvOptions {
     int repetitions = 10;                 // Google Benchmark repetitions (median reported)
     double min_time = 0.2;                // seconds per repetition; 0 = exactly one iteration
     std::string filter;                   // ECMAScript regex searched in benchmark names
-    SellpParams sellp{0, 0, 0, 0};  // SELL-P b, t, sigma, long_row_threshold;
-                                    // 0 = spmv::choose_sellp_params
+    SellpParams sellp{0, 0, 0, 0};        // SELL-P b, t, sigma, long_row_threshold;
+                                          // 0 = spmv::choose_sellp_params
 };
 
 /// Runs the SpMV benchmarks and returns the results document (results_json.hpp schema) with

@@ -45,9 +45,9 @@ void add_stats(CLI::App* matrix)
     sub->add_option("--sigma", a->sigma, "SELL-C-sigma sorting window (1 = none)")
         ->capture_default_str();
     sub->add_option("--long-row-threshold", a->long_row_threshold,
-                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default or 0: "
-                    "spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the split, "
-                    "pass a value >= the longest row, e.g. 2147483647)");
+                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default "
+                    "or 0: spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the "
+                    "split, pass a value >= the longest row, e.g. 2147483647)");
     sub->add_flag("--json", a->json, "print JSON instead of a table");
     sub->callback([a] {
         const Csr<double> m = read_matrix_market<double>(a->file);

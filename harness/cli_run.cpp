@@ -85,9 +85,9 @@ void add_bench_command(CLI::App& app)
     sub->add_option("--sigma", a->spmv.sellp.sigma,
                     "SELL-C-sigma sorting window in rows (default: spmv::choose_sellp_params)");
     sub->add_option("--long-row-threshold", a->spmv.sellp.long_row_threshold,
-                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default or 0: "
-                    "spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the split, "
-                    "pass a value >= the longest row, e.g. 2147483647)");
+                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default "
+                    "or 0: spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the "
+                    "split, pass a value >= the longest row, e.g. 2147483647)");
     sub->add_flag("--no-machine", a->no_machine,
                   "skip the machine profile (bw_frac_* counters are then left out)");
     sub->callback([a] {

@@ -3,7 +3,8 @@
 //
 // Tolerance: max_i |y_i - y_ref_i| <= c * eps(T) * max_i (|alpha| sum_j |a_ij||x_j| + |beta||y_i|)
 // with c = 32 for double and c = 64 for float (the kernels accumulate in T, in a different order
-// than the double-accumulating reference; the test rows are at most a few hundred entries long).
+// than the double-accumulating reference; the generated rows are at most a few hundred entries
+// long; the long-row kernel sums a row of L entries as 256 strided partial sums and a tree).
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/device_matrix.hpp"
 #include "kernels/spmv.hpp"
@@ -138,18 +139,26 @@ void check_all_kernels(const Csr<double>& a64)
                              csr_vector(d.view(), al, x, be, y, s, sw);
                          });
     }
-    std::vector<SellpParams> params{choose_sellp_params(a.view())};
+    SellpParams no_split = choose_sellp_params(a.view());
+    no_split.long_row_threshold = 0;
+    std::vector<SellpParams> params{choose_sellp_params(a.view()), no_split};
     for (index_type t : {1, 2, 4, 8, 16, 32}) {
         params.push_back({256 / t, t, 1});
         params.push_back({256 / t, t, 4 * (256 / t)});  // SELL-C-sigma
         params.push_back({5, t, 1});                    // b*t not a multiple of 32
+        params.push_back({256 / t, t, 1, 16});          // long-row split, many long rows
+        params.push_back({256 / t, t, 4 * (256 / t), 64});  // split + SELL-C-sigma
+        params.push_back({5, t, 1, 64});
     }
     for (const SellpParams& p : params) {
-        const DeviceSellp<T> ds(to_sellp(a, p));
+        const Sellp<T> host = to_sellp(a, p);
+        const DeviceSellp<T> ds(host);
         check_product<T>(a,
                          "sellp b=" + std::to_string(p.slice_height) +
                              " t=" + std::to_string(p.threads_per_row) +
-                             " sigma=" + std::to_string(p.sigma),
+                             " sigma=" + std::to_string(p.sigma) +
+                             " long_row_threshold=" + std::to_string(p.long_row_threshold) +
+                             " (" + std::to_string(host.num_long_rows()) + " long rows)",
                          [&](T al, T be, const T* x, T* y, cudaStream_t s) {
                              sellp(ds.view(), al, x, be, y, s);
                          });
@@ -206,7 +215,42 @@ TEST(SpmvGpu, SuiteSparseMatrices)
     if (count == 0) GTEST_SKIP() << "no .mtx file in " << dir;
 }
 
-TEST(SpmvGpu, RejectsBadSubwarpAndThreadsPerRow)
+TEST(SpmvGpu, LongRowSplitIsDeterministicOnAnArrowMatrix)
+{
+    KBENCH_REQUIRE_GPU();
+    // Arrow matrix (like bloweybq): diagonal plus a full row 0 and a full column 0, n = 5000.
+    const index_type n = 5000;
+    Csr<double> a64;
+    a64.num_rows = a64.num_cols = n;
+    for (index_type j = 0; j < n; ++j) {
+        a64.col_idx.push_back(j);
+        a64.values.push_back(1.0 / (1.0 + j));
+    }
+    a64.row_ptr.push_back(n);
+    for (index_type i = 1; i < n; ++i) {
+        a64.col_idx.insert(a64.col_idx.end(), {0, i});
+        a64.values.insert(a64.values.end(), {0.5, 2.0});
+        a64.row_ptr.push_back(a64.nnz());
+    }
+    const Csr<float> a = a64.cast<float>();
+    const SellpParams p = choose_sellp_params(a.view());
+    const Sellp<float> host = to_sellp(a, p);
+    ASSERT_EQ(host.num_long_rows(), 1);  // threshold max(256, 16*ceil(3)) = 256 < 5000
+    EXPECT_EQ(host.long_rows[0], 0);
+    EXPECT_LT(host.padding_ratio(), 1.01);  // no slice padded to 5000
+    const DeviceSellp<float> ds(host);
+    const cuda_stream stream;
+    const device_buffer<float> x(random_vector<float>(std::size_t(n), 5));
+    device_buffer<float> y1{static_cast<std::size_t>(n)}, y2{static_cast<std::size_t>(n)};
+    sellp(ds.view(), 1.0f, x.data(), 0.0f, y1.data(), stream);
+    sellp(ds.view(), 1.0f, x.data(), 0.0f, y2.data(), stream);
+    stream.synchronize();
+    EXPECT_EQ(y1.to_host(), y2.to_host());  // bitwise: fixed reduction order, no atomics
+    check_product<float>(a, "arrow", [&](float al, float be, const float* xx, float* yy,
+                                         cudaStream_t s) { sellp(ds.view(), al, xx, be, yy, s); });
+}
+
+TEST(SpmvGpu, RejectsBadSubwarpThreadsPerRowAndLongPart)
 {
     KBENCH_REQUIRE_GPU();
     const Csr<double> a = laplacian(4, 4);
@@ -218,6 +262,11 @@ TEST(SpmvGpu, RejectsBadSubwarpAndThreadsPerRow)
     s.params.threads_per_row = 3;
     const DeviceSellp<double> ds(s);
     EXPECT_THROW(sellp(ds.view(), 1.0, x.data(), 0.0, y.data(), nullptr), std::invalid_argument);
+    const DeviceSellp<double> good(to_sellp(a, SellpParams{4, 2, 1, 3}));
+    SellpView<double> v = good.view();
+    ASSERT_GT(v.num_long_rows, 0);  // interior rows have 5 > 3 entries
+    v.long_row_ptr = nullptr;
+    EXPECT_THROW(sellp(v, 1.0, x.data(), 0.0, y.data(), nullptr), std::invalid_argument);
 }
 
 }  // namespace

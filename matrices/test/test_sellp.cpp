@@ -1,5 +1,6 @@
 // SELL-P conversion tests: hand-checked layouts (anzt2015 Sec. 3.1, Fig. 3 with b = 2, t = 2),
-// SELL-C-sigma sorting, padding ratio, round trip and parameter errors.
+// SELL-C-sigma sorting, the long-row split (kbench extension), padding ratio, round trip and
+// parameter errors.
 #include "matrices/sellp.hpp"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,63 @@ TEST(Sellp, SigmaWindowsSortOnlyWithinWindow)
     const Sellp<double> s = to_sellp(six_by_six(), SellpParams{2, 1, 2});
     // Windows {0,1}: lengths 2,1 kept; {2,3}: 3,0 kept; {4,5}: 1,2 swapped.
     EXPECT_EQ(s.row_perm, (std::vector<index_type>{0, 1, 2, 3, 5, 4}));
+}
+
+TEST(Sellp, LongRowIsSplitOffAndEmptyInItsSlice)
+{
+    // long_row_threshold = 2: row 2 (3 nonzeros) goes to the long part; rows with exactly 2 stay.
+    const Sellp<double> s = to_sellp(six_by_six(), SellpParams{2, 2, 1, 2});
+    // Slice lengths: max(2,1) = 2; rows 2 (split, 0) and 3 (0) -> 0; max(1,2) = 2.
+    EXPECT_EQ(s.slice_ptr, (std::vector<index_type>{0, 4, 4, 8}));
+    EXPECT_EQ(s.col_idx, (std::vector<index_type>{0, 1, 2, 0, /* slice 1 empty */ 4, 1, 0, 5}));
+    EXPECT_EQ(s.values, (std::vector<double>{1, 3, 2, 0, 7, 8, 0, 9}));
+    EXPECT_EQ(s.long_rows, (std::vector<index_type>{2}));
+    EXPECT_EQ(s.long_row_ptr, (std::vector<index_type>{0, 3}));
+    EXPECT_EQ(s.long_col_idx, (std::vector<index_type>{0, 3, 5}));
+    EXPECT_EQ(s.long_values, (std::vector<double>{4, 5, 6}));
+    EXPECT_EQ(s.stored_entries(), 11u);  // 8 slice entries + 3 long entries
+    EXPECT_DOUBLE_EQ(s.padding_ratio(), 11.0 / 9.0);
+
+    const SellpView<double> v = s.view();
+    EXPECT_EQ(v.num_long_rows, 1);
+    EXPECT_EQ(v.long_rows, s.long_rows.data());
+    EXPECT_EQ(v.long_row_ptr, s.long_row_ptr.data());
+    EXPECT_EQ(v.long_col_idx, s.long_col_idx.data());
+    EXPECT_EQ(v.long_values, s.long_values.data());
+
+    const Csr<double> back = to_csr(s);
+    const Csr<double> a = six_by_six();
+    EXPECT_EQ(back.row_ptr, a.row_ptr);
+    EXPECT_EQ(back.col_idx, a.col_idx);
+    EXPECT_EQ(back.values, a.values);
+}
+
+TEST(Sellp, LongRowCountsAsEmptyInSigmaSorting)
+{
+    // Threshold 2, sigma = 6: slice lengths 2, 1, 0 (row 2 split), 0, 1, 2 sort stably to rows
+    // 0, 5, 1, 4, 2, 3; slices {0,5} -> 2, {1,4} -> 1, {2,3} -> 0: 6 entries, no padding.
+    const Sellp<double> s = to_sellp(six_by_six(), SellpParams{2, 1, 6, 2});
+    EXPECT_EQ(s.row_perm, (std::vector<index_type>{0, 5, 1, 4, 2, 3}));
+    EXPECT_EQ(s.slice_ptr, (std::vector<index_type>{0, 4, 6, 6}));
+    EXPECT_EQ(s.col_idx, (std::vector<index_type>{0, 1, 2, 5, 1, 4}));
+    EXPECT_EQ(s.values, (std::vector<double>{1, 8, 2, 9, 3, 7}));
+    EXPECT_EQ(s.long_rows, (std::vector<index_type>{2}));
+    EXPECT_DOUBLE_EQ(s.padding_ratio(), 1.0);  // 6 + 3 stored for 9 nonzeros
+    EXPECT_EQ(to_csr(s).values, six_by_six().values);
+}
+
+TEST(Sellp, NoSplitWithoutThresholdOrWhenNoRowExceedsIt)
+{
+    for (const index_type threshold : {0, 3, 100}) {
+        const Sellp<double> s = to_sellp(six_by_six(), SellpParams{2, 2, 1, threshold});
+        EXPECT_TRUE(s.long_rows.empty()) << "threshold " << threshold;
+        EXPECT_EQ(s.long_row_ptr, (std::vector<index_type>{0}));
+        EXPECT_EQ(s.stored_entries(), 16u);
+        const SellpView<double> v = s.view();
+        EXPECT_EQ(v.num_long_rows, 0);
+        EXPECT_EQ(v.long_rows, nullptr);
+        EXPECT_EQ(v.long_row_ptr, nullptr);
+    }
 }
 
 TEST(Sellp, LastSliceIsPaddedWithRows)
@@ -133,6 +191,45 @@ TEST(Sellp, RoundTripRestoresCsr)
     }
 }
 
+TEST(Sellp, RoundTripWithLongRowSplit)
+{
+    // Row lengths 0..12: thresholds 1, 5 and 11 split off many, some and few rows.
+    const Csr<double> a = random_csr(301, 77, 7);
+    for (const SellpParams p : {SellpParams{1, 1, 1, 1}, SellpParams{2, 2, 1, 5},
+                                SellpParams{32, 4, 1, 11}, SellpParams{7, 8, 14, 5},
+                                SellpParams{64, 16, 320, 11}}) {
+        SCOPED_TRACE(testing::Message() << "b=" << p.slice_height << " t=" << p.threads_per_row
+                                        << " sigma=" << p.sigma
+                                        << " threshold=" << p.long_row_threshold);
+        const Sellp<double> s = to_sellp(a, p);
+        index_type expected_long = 0;
+        for (index_type i = 0; i < a.num_rows; ++i)
+            expected_long += a.row_ptr[i + 1] - a.row_ptr[i] > p.long_row_threshold;
+        EXPECT_EQ(s.num_long_rows(), expected_long);
+        EXPECT_GT(s.num_long_rows(), 0);
+        EXPECT_TRUE(std::is_sorted(s.long_rows.begin(), s.long_rows.end()));
+        EXPECT_EQ(s.stored_entries(), s.values.size() + s.long_values.size());
+        const Csr<double> back = to_csr(s);
+        EXPECT_EQ(back.row_ptr, a.row_ptr);
+        EXPECT_EQ(back.col_idx, a.col_idx);
+        EXPECT_EQ(back.values, a.values);
+    }
+}
+
+TEST(Sellp, ToCsrRejectsInconsistentLongPart)
+{
+    Sellp<double> s = to_sellp(six_by_six(), SellpParams{2, 2, 1, 2});
+    Sellp<double> bad_ptr = s;
+    bad_ptr.long_row_ptr = {0};  // one row, one offset
+    EXPECT_THROW(to_csr(bad_ptr), std::invalid_argument);
+    Sellp<double> bad_row = s;
+    bad_row.long_rows = {6};  // out of range
+    EXPECT_THROW(to_csr(bad_row), std::invalid_argument);
+    Sellp<double> bad_size = s;
+    bad_size.long_values.pop_back();
+    EXPECT_THROW(to_csr(bad_size), std::invalid_argument);
+}
+
 TEST(Sellp, RoundTripKeepsExplicitZeroInColumnZeroBeforeOtherEntries)
 {
     Csr<double> a;
@@ -165,11 +262,19 @@ TEST(Sellp, RejectsBadParameters)
     EXPECT_THROW(to_sellp(a, SellpParams{2, 1, 0}), std::invalid_argument);    // sigma < 1
     EXPECT_THROW(to_sellp(a, SellpParams{2, 1, -4}), std::invalid_argument);   // sigma < 1
     EXPECT_NO_THROW(to_sellp(a, SellpParams{32, 32, 1}));                      // b*t == 1024
+    EXPECT_THROW(to_sellp(a, SellpParams{2, 1, 1, -1}), std::invalid_argument);  // threshold < 0
     try {
         to_sellp(a, SellpParams{2, 3, 1});
         FAIL() << "expected std::invalid_argument";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("t = 3"), std::string::npos) << e.what();
+    }
+    try {
+        to_sellp(a, SellpParams{2, 1, 1, -7});
+        FAIL() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("long_row_threshold = -7"), std::string::npos)
+            << e.what();
     }
 }
 

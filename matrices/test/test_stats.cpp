@@ -124,6 +124,21 @@ TEST(Stats, PaddingWithThreadsPerRowAndSigmaSorting)
     EXPECT_THROW(compute_stats(small_nonsymmetric(), SellpParams{2, 3, 1}), std::invalid_argument);
     EXPECT_THROW(compute_stats(small_nonsymmetric(), SellpParams{0, 1, 1}), std::invalid_argument);
     EXPECT_THROW(compute_stats(small_nonsymmetric(), SellpParams{4, 1, 6}), std::invalid_argument);
+    EXPECT_THROW(compute_stats(small_nonsymmetric(), SellpParams{2, 1, 1, -1}),
+                 std::invalid_argument);
+}
+
+TEST(Stats, PaddingWithLongRowSplit)
+{
+    // Row lengths 1, 3, 2, 0, threshold 2: row 1 (3) is stored compactly and empty in its
+    // slice. b = 2, t = 2: slices {1,0} -> 2*2, {2,0} -> 2*2, plus 3 long entries = 11.
+    const MatrixStats s = compute_stats(small_nonsymmetric(), SellpParams{2, 2, 1, 2});
+    EXPECT_DOUBLE_EQ(s.sellp_padding_ratio, 11.0 / 6.0);
+    EXPECT_EQ(s.sellp_long_rows, 1);
+    // Threshold 3: no row has more than 3 nonzeros, same as no split (12 stored).
+    const MatrixStats none = compute_stats(small_nonsymmetric(), SellpParams{2, 2, 1, 3});
+    EXPECT_DOUBLE_EQ(none.sellp_padding_ratio, 12.0 / 6.0);
+    EXPECT_EQ(none.sellp_long_rows, 0);
 }
 
 TEST(Stats, PaddingRatioAgreesWithToSellp)
@@ -131,11 +146,16 @@ TEST(Stats, PaddingRatioAgreesWithToSellp)
     const Csr<double> conv = convection_diffusion(13, 11, 1, 50.0, 0.0, 0.0);
     const Csr<double> tref = trefethen(777);
     for (const Csr<double>* a : {&conv, &tref}) {
-        for (const SellpParams p : {SellpParams{32, 1, 1}, SellpParams{8, 4, 1},
-                                    SellpParams{16, 2, 64}, SellpParams{5, 1, 1}}) {
-            const double expected = to_sellp(*a, p).padding_ratio();
-            EXPECT_DOUBLE_EQ(compute_stats(*a, p).sellp_padding_ratio, expected)
-                << "b=" << p.slice_height << " t=" << p.threads_per_row << " sigma=" << p.sigma;
+        for (const SellpParams p :
+             {SellpParams{32, 1, 1}, SellpParams{8, 4, 1}, SellpParams{16, 2, 64},
+              SellpParams{5, 1, 1}, SellpParams{8, 4, 1, 4}, SellpParams{16, 2, 64, 3},
+              SellpParams{32, 1, 1, 10}}) {
+            const Sellp<double> sellp = to_sellp(*a, p);
+            const MatrixStats st = compute_stats(*a, p);
+            EXPECT_DOUBLE_EQ(st.sellp_padding_ratio, sellp.padding_ratio())
+                << "b=" << p.slice_height << " t=" << p.threads_per_row << " sigma=" << p.sigma
+                << " threshold=" << p.long_row_threshold;
+            EXPECT_EQ(st.sellp_long_rows, sellp.num_long_rows());
         }
     }
 }
@@ -165,7 +185,7 @@ TEST(Stats, GeneratedMatrices)
 TEST(Stats, JsonHasTheDocumentedKeys)
 {
     const nlohmann::json j = compute_stats(small_nonsymmetric(), SellpParams{2, 1, 1});
-    EXPECT_EQ(j.size(), 13u);
+    EXPECT_EQ(j.size(), 15u);
     EXPECT_EQ(j.at("num_rows"), 4);
     EXPECT_EQ(j.at("num_cols"), 4);
     EXPECT_EQ(j.at("nnz"), 6);
@@ -179,6 +199,11 @@ TEST(Stats, JsonHasTheDocumentedKeys)
     EXPECT_EQ(j.at("sellp_slice_height"), 2);
     EXPECT_EQ(j.at("sellp_threads_per_row"), 1);
     EXPECT_EQ(j.at("sellp_sigma"), 1);
+    EXPECT_EQ(j.at("sellp_long_row_threshold"), 0);
+    EXPECT_EQ(j.at("sellp_long_rows"), 0);
+    const nlohmann::json split = compute_stats(small_nonsymmetric(), SellpParams{2, 1, 1, 2});
+    EXPECT_EQ(split.at("sellp_long_row_threshold"), 2);
+    EXPECT_EQ(split.at("sellp_long_rows"), 1);
 }
 
 }  // namespace
