@@ -11,6 +11,7 @@
 #include "kernels/spmv_cusparse.hpp"
 #include "kernels/test/gpu_test.hpp"
 #include "matrices/mm_io.hpp"
+#include "matrices/test/random_data.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,26 +33,7 @@ template <> constexpr double tolerance_factor<float> = 64.0;
 /// holding 600 entries.
 Csr<double> random_matrix(index_type n, std::uint32_t seed)
 {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> val(-1.0, 1.0);
-    std::uniform_int_distribution<int> len(0, 40);
-    Csr<double> a;
-    a.num_rows = n;
-    a.num_cols = n + 37;
-    for (index_type i = 0; i < n; ++i) {
-        int count = gen() % 8 == 0 ? 0 : len(gen);
-        if (i == n / 2) count = 600;
-        std::vector<index_type> cols;
-        for (int k = 0; k < count; ++k) cols.push_back(static_cast<index_type>(gen() % a.num_cols));
-        std::sort(cols.begin(), cols.end());
-        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-        for (index_type c : cols) {
-            a.col_idx.push_back(c);
-            a.values.push_back(val(gen));
-        }
-        a.row_ptr.push_back(a.nnz());
-    }
-    return a;
+    return test::random_csr(n, n + 37, seed, {40, 8, n / 2, 600});
 }
 
 /// 2D 5-point Laplacian on nx x ny (built here, independent of matrices/generators.cpp).
@@ -77,15 +59,6 @@ Csr<double> laplacian(index_type nx, index_type ny)
     return a;
 }
 
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint32_t seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<T> dist(T(-1), T(1));
-    std::vector<T> v(n);
-    for (auto& e : v) e = dist(gen);
-    return v;
-}
 
 /// Runs `run` for (alpha, beta) = (1, 0) with y poisoned with NaN and (-0.75, 1.5) with random y,
 /// and compares with the CSR reference.
@@ -95,13 +68,13 @@ void check_product(const Csr<T>& a, const std::string& kernel,
 {
     SCOPED_TRACE(kernel);
     const cuda_stream stream;
-    const std::vector<T> x = random_vector<T>(std::size_t(a.num_cols), 1);
+    const std::vector<T> x = test::random_vector<T>(std::size_t(a.num_cols), 1);
     const device_buffer<T> dx(x);
     for (const auto& [alpha, beta] : {std::pair<T, T>{1, 0}, std::pair<T, T>{-0.75, 1.5}}) {
         std::vector<T> y = beta == T{0}
                                ? std::vector<T>(std::size_t(a.num_rows),
                                                 std::numeric_limits<T>::quiet_NaN())
-                               : random_vector<T>(std::size_t(a.num_rows), 2);
+                               : test::random_vector<T>(std::size_t(a.num_rows), 2);
         device_buffer<T> dy(y);
         double scale = 0.0;
         for (index_type i = 0; i < a.num_rows; ++i) {
@@ -240,7 +213,7 @@ TEST(SpmvGpu, LongRowSplitIsDeterministicOnAnArrowMatrix)
     EXPECT_LT(host.padding_ratio(), 1.01);  // no slice padded to 5000
     const DeviceSellp<float> ds(host);
     const cuda_stream stream;
-    const device_buffer<float> x(random_vector<float>(std::size_t(n), 5));
+    const device_buffer<float> x(test::random_vector<float>(std::size_t(n), 5));
     device_buffer<float> y1{static_cast<std::size_t>(n)}, y2{static_cast<std::size_t>(n)};
     sellp(ds.view(), 1.0f, x.data(), 0.0f, y1.data(), stream);
     sellp(ds.view(), 1.0f, x.data(), 0.0f, y2.data(), stream);

@@ -9,6 +9,7 @@
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/test/gpu_test.hpp"
+#include "matrices/test/random_data.hpp"
 
 #include <cmath>
 #include <limits>
@@ -20,15 +21,6 @@ namespace {
 
 const std::size_t sizes[] = {0, 1, 3, 5, 7, 255, 1000, 1001, 4099, (1u << 20) + 3};
 
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint32_t seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<T> dist(T(-1), T(1));
-    std::vector<T> v(n);
-    for (auto& e : v) e = dist(gen);
-    return v;
-}
 
 /// Device copy of `host` starting `offset` elements into the buffer (offset 1: misaligned).
 template <typename T>
@@ -53,7 +45,7 @@ void check_copy_and_triad()
     for (std::size_t offset : {0u, 1u}) {
         for (std::size_t n : sizes) {
             SCOPED_TRACE(testing::Message() << "n=" << n << " offset=" << offset);
-            const std::vector<T> a = random_vector<T>(n, 1), b = random_vector<T>(n, 2);
+            const std::vector<T> a = test::random_vector<T>(n, 1), b = test::random_vector<T>(n, 2);
             const std::vector<T> poison(n, std::numeric_limits<T>::quiet_NaN());
             device_buffer<T> da = upload(a, offset), db = upload(b, offset);
             device_buffer<T> dc = upload(poison, offset);
@@ -88,7 +80,7 @@ void check_read_sum()
     for (std::size_t offset : {0u, 1u}) {
         for (std::size_t n : sizes) {
             SCOPED_TRACE(testing::Message() << "n=" << n << " offset=" << offset);
-            const std::vector<T> a = random_vector<T>(n, 3);
+            const std::vector<T> a = test::random_vector<T>(n, 3);
             device_buffer<T> da = upload(a, offset);
             device_buffer<T> work(read_workspace_size(n));
             const T poison = std::numeric_limits<T>::quiet_NaN();

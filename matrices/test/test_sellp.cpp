@@ -2,6 +2,7 @@
 // SELL-C-sigma sorting, the long-row split (kbench extension), padding ratio, round trip and
 // parameter errors.
 #include "matrices/sellp.hpp"
+#include "matrices/test/random_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -151,24 +152,7 @@ TEST(Sellp, EmptyMatrix)
 
 Csr<double> random_csr(index_type n, index_type m, std::uint32_t seed)
 {
-    std::mt19937 gen(seed);
-    std::uniform_int_distribution<int> len(0, 12);
-    std::uniform_real_distribution<double> val(0.5, 2.0);
-    Csr<double> a;
-    a.num_rows = n;
-    a.num_cols = m;
-    for (index_type i = 0; i < n; ++i) {
-        std::vector<index_type> cols;
-        for (int k = len(gen); k > 0; --k) cols.push_back(static_cast<index_type>(gen() % m));
-        std::sort(cols.begin(), cols.end());
-        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-        for (index_type c : cols) {
-            a.col_idx.push_back(c);
-            a.values.push_back(val(gen));
-        }
-        a.row_ptr.push_back(a.nnz());
-    }
-    return a;
+    return test::random_csr(n, m, seed, {12, 0, -1, 0, 0.5, 2.0});
 }
 
 TEST(Sellp, RoundTripRestoresCsr)
