@@ -292,22 +292,12 @@ void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStre
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
+    validate_view(a, "spmv::sellp");
     const index_type b = a.slice_height;
     const index_type t = a.threads_per_row;
-    if (b < 1 || std::int64_t{b} * t > sellp_max_block_size || t < 1)
+    if (std::int64_t{b} * t > sellp_max_block_size)
         throw std::invalid_argument("spmv::sellp: b = " + std::to_string(b) + ", t = " +
-                                    std::to_string(t) + ", expected b >= 1 and b*t <= 1024");
-    if (a.num_rows < 0 || a.num_slices != (std::int64_t{a.num_rows} + b - 1) / b)
-        throw std::invalid_argument("spmv::sellp: " + std::to_string(a.num_slices) +
-                                    " slices for " + std::to_string(a.num_rows) +
-                                    " rows, expected ceil(num_rows / b) with b = " +
-                                    std::to_string(b));
-    if (a.num_long_rows < 0 || a.num_long_rows > a.num_rows ||
-        (a.num_long_rows > 0 && (a.long_rows == nullptr || a.long_row_ptr == nullptr)))
-        throw std::invalid_argument("spmv::sellp: num_long_rows = " +
-                                    std::to_string(a.num_long_rows) +
-                                    ", expected 0..num_rows = " + std::to_string(a.num_rows) +
-                                    " with non-null long_rows and long_row_ptr when > 0");
+                                    std::to_string(t) + ", expected b*t <= 1024");
     if (a.num_slices == 0) return;
     switch (t) {
     case 1: return launch_sellp<T, 1>(a, alpha, x, beta, y, stream);

@@ -37,18 +37,8 @@ void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y)
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y)
 {
+    validate_view(a, "spmv::reference::sellp");
     const index_type b = a.slice_height;
-    if (b < 1 || a.num_rows < 0 || a.num_slices != (std::int64_t{a.num_rows} + b - 1) / b)
-        throw std::invalid_argument("spmv::reference::sellp: " + std::to_string(a.num_slices) +
-                                    " slices of height " + std::to_string(b) + " for " +
-                                    std::to_string(a.num_rows) +
-                                    " rows, expected b >= 1 and ceil(num_rows / b) slices");
-    if (a.num_long_rows < 0 || a.num_long_rows > a.num_rows ||
-        (a.num_long_rows > 0 && (a.long_rows == nullptr || a.long_row_ptr == nullptr)))
-        throw std::invalid_argument("spmv::reference::sellp: num_long_rows = " +
-                                    std::to_string(a.num_long_rows) +
-                                    ", expected 0..num_rows = " + std::to_string(a.num_rows) +
-                                    " with non-null long_rows and long_row_ptr when > 0");
     // Sum of a row's long-part entries (0 for a row that is not long; long_rows is increasing).
     const index_type* long_end = a.long_rows == nullptr ? nullptr : a.long_rows + a.num_long_rows;
     const auto long_sum = [&](index_type orig) {

@@ -199,6 +199,28 @@ Csr<T> to_csr(const Sellp<T>& a)
     return out;
 }
 
+template <typename T>
+void validate_view(const SellpView<T>& a, const char* who)
+{
+    const index_type b = a.slice_height;
+    if (b < 1 || a.threads_per_row < 1)
+        throw std::invalid_argument(std::string{who} + ": b = " + std::to_string(b) + ", t = " +
+                                    std::to_string(a.threads_per_row) + ", expected b, t >= 1");
+    if (a.num_rows < 0 || a.num_slices != (std::int64_t{a.num_rows} + b - 1) / b)
+        throw std::invalid_argument(std::string{who} + ": " + std::to_string(a.num_slices) +
+                                    " slices for " + std::to_string(a.num_rows) +
+                                    " rows, expected ceil(num_rows / b) with b = " +
+                                    std::to_string(b));
+    if (a.num_long_rows < 0 || a.num_long_rows > a.num_rows ||
+        (a.num_long_rows > 0 && (a.long_rows == nullptr || a.long_row_ptr == nullptr)))
+        throw std::invalid_argument(std::string{who} + ": num_long_rows = " +
+                                    std::to_string(a.num_long_rows) +
+                                    ", expected 0..num_rows = " + std::to_string(a.num_rows) +
+                                    " with non-null long_rows and long_row_ptr when > 0");
+}
+
+template void validate_view(const SellpView<float>&, const char*);
+template void validate_view(const SellpView<double>&, const char*);
 template Sellp<float> to_sellp(const Csr<float>&, const SellpParams&);
 template Sellp<double> to_sellp(const Csr<double>&, const SellpParams&);
 template Csr<float> to_csr(const Sellp<float>&);

@@ -99,6 +99,13 @@ struct Sellp {
     }
 };
 
+/// Checks what every SELL-P product needs of a view (host or device arrays: only sizes and
+/// pointers are read): b >= 1, t >= 1, ceil(num_rows / b) slices, and a long part of
+/// 0..num_rows rows whose arrays are non-null when present. Throws std::invalid_argument naming
+/// `who` and the offending value.
+template <typename T>
+void validate_view(const SellpView<T>& a, const char* who);
+
 /// Converts CSR to SELL-P (anzt2015 Sec. 3.1), splitting rows longer than
 /// params.long_row_threshold (when > 0) off into the CSR long part (kbench extension).
 /// Throws std::invalid_argument when b < 1, t < 1, t not a power of two, b*t > 1024, sigma is
