@@ -308,6 +308,20 @@ def _table3_markdown(rows: pd.DataFrame, precision: str, l2_bytes: float) -> str
     return text
 
 
+def _bandwidth_markdown(res: kbench_results.Results, precision: str, order: List[str]) -> str:
+    """Achieved bandwidth of every kernel per matrix: GB/s and % of measured read bandwidth."""
+    b = res.benchmarks
+    b = b[(b["study"] == "spmv") & (b["precision"] == precision)]
+    gb, frac = _per_kernel(b, "GBps"), _per_kernel(b, "bw_frac_read")
+    kernels = [k for k in KERNELS if k in gb.columns]
+    headers = ["Matrix"] + [f"{KERNEL_LABELS[k]} GB/s (% read BW)" for k in kernels]
+    body = [[m] + [f"{fmt(_get(gb, m, k))} ({fmt_pct(_get(frac, m, k))})" for k in kernels]
+            for m in order]
+    return (f"### Achieved bandwidth ({precision})\n\nBytes of the traffic model over the median "
+            "time, and their fraction of the measured read-only bandwidth.\n\n"
+            + markdown_table(headers, body) + "\n")
+
+
 def _table3_figure(res: kbench_results.Results, precisions: List[str]):
     fig, axes = plt.subplots(2 * len(precisions), 1, figsize=(11, 8 * len(precisions)),
                              squeeze=False)
@@ -359,7 +373,9 @@ def render_table3(res: kbench_results.Results, out_dir: str) -> List[str]:
              "model in models/spmv_traffic.hpp.\n\n")
     l2_bytes = float(res.context.get("kbench", {}).get("gpu", {}).get("l2_cache_bytes", math.nan))
     for prec in precisions:
-        text += _table3_markdown(table3_rows(res, prec), prec, l2_bytes)
+        rows = table3_rows(res, prec)
+        text += _table3_markdown(rows, prec, l2_bytes)
+        text += _bandwidth_markdown(res, prec, list(rows["matrix"]))
     errors = b[b["error_occurred"]]
     if len(errors):
         text += "**Benchmarks that reported an error**\n\n"

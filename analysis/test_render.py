@@ -197,6 +197,16 @@ class Table3Test(RenderTestCase):
                       "86.7 % of measured read bandwidth (mean; minimum 86.7 %); SELL-P / "
                       "cuSPARSE CSR geometric mean 1.50", md)
 
+    def test_bandwidth_table_lists_every_kernel(self):
+        md = self.render(self.doc, "anzt2015/table3")
+        self.assertIn("### Achieved bandwidth (double)", md)
+        self.assertIn("| Matrix | CSR scalar GB/s (% read BW) | CSR vector GB/s (% read BW) | "
+                      "SELL-P GB/s (% read BW) | cuSPARSE CSR GB/s (% read BW) | "
+                      "cuSPARSE SELL GB/s (% read BW) |", md)
+        # fv1: GBps 135.028, 151.9065, 168.1056, 135.028, 157.599 and their bw_frac_read
+        self.assertIn("| fv1 | 135 (3.38 %) | 152 (3.80 %) | 168 (4.20 %) | 135 (3.38 %) | "
+                      "158 (3.94 %) |", md)
+
     def test_rows_ordered_by_nnz_per_row(self):
         self.doc["benchmarks"].reverse()
         md = self.render(self.doc, "anzt2015/table3")
