@@ -65,7 +65,7 @@ std::vector<std::string> selected_ids(const std::string& id)
 int render_stored(const ReproduceOptions& options, const std::vector<std::string>& ids,
                   const std::string& reason)
 {
-    fmt::print(stderr, "kbench: no CUDA device ({}): rendering stored results from {}\n", reason,
+    fmt::print(stderr, "kbench: {}: rendering stored results from {}\n", reason,
                options.results_root);
     int rendered = 0, failed = 0;
     for (const auto& id : ids) {
