@@ -6,7 +6,6 @@
 #include "kernels/spmv.hpp"
 #include "matrices/stats.hpp"
 
-#include <filesystem>
 
 namespace kbench::harness {
 
@@ -14,13 +13,6 @@ std::vector<std::string>& command_argv()
 {
     static std::vector<std::string> argv;
     return argv;
-}
-
-std::string manifest_path(const std::string& set)
-{
-    namespace fs = std::filesystem;
-    if (fs::is_regular_file(set)) return fs::absolute(set).string();
-    return (fs::path(KBENCH_SOURCE_DIR) / "matrices" / "sets" / (set + ".json")).string();
 }
 
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
@@ -34,7 +26,7 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
     if (machine != nullptr) k["machine"] = *machine;
     k["cache_mode"] = cold ? "cold" : "hot";
     k["matrix_set"] = {{"name", set.name},
-                       {"manifest", manifest_path(source.set)},
+                       {"manifest", set.manifest},
                        {"matrix_dir", resolve_matrix_dir(source.matrix_dir)}};
     k["matrices"] = nlohmann::json::object();
     return k;

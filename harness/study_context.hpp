@@ -25,10 +25,6 @@ struct MatrixSource {
 /// The command line of this run (set once by main).
 std::vector<std::string>& command_argv();
 
-/// The manifest path for a set argument: the path itself when it names a file, else
-/// <source>/matrices/sets/<name>.json.
-std::string manifest_path(const std::string& set);
-
 /// context.kbench without "matrices": argv, id, git, gpu (when a device is present), machine
 /// (when given), cache_mode, matrix_set.
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,

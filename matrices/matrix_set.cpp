@@ -161,6 +161,7 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
     };
     if (!doc.is_object()) fail("expected a JSON object at the top level");
     MatrixSet set;
+    set.manifest = fs::absolute(path).string();
     if (!doc.contains("name") || !doc["name"].is_string()) fail("\"name\" must be a string");
     set.name = doc["name"];
     if (doc.contains("description")) {

@@ -36,6 +36,7 @@ struct MatrixEntry {
 struct MatrixSet {
     std::string name;
     std::string description;
+    std::string manifest;  // absolute path of the manifest file the set was read from
     std::vector<MatrixEntry> matrices;
 };
 

@@ -53,6 +53,11 @@ TEST(MatrixSet, SmokeSetBuildsSmallValidMatrices)
 {
     const MatrixSet set = load_matrix_set("smoke", "");
     EXPECT_EQ(set.name, "smoke");
+    EXPECT_TRUE(std::filesystem::path(set.manifest).is_absolute()) << set.manifest;
+    const std::filesystem::path manifest(set.manifest);
+    EXPECT_EQ(manifest.filename(), "smoke.json");
+    EXPECT_EQ(manifest.parent_path().filename(), "sets");
+    EXPECT_TRUE(std::filesystem::is_regular_file(manifest));
     ASSERT_GE(set.matrices.size(), 3u);
     ASSERT_LE(set.matrices.size(), 4u);
     for (const MatrixEntry& e : set.matrices) {
