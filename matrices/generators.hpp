@@ -1,7 +1,10 @@
-// Matrix generators: PDE stencils, Trefethen matrices and the zianekhodja2014 replication.
+// Matrix generators: PDE stencils, Trefethen matrices, the zianekhodja2014 replication, random
+// matrices with prescribed row-length distributions and li2012's random banded matrices.
 #pragma once
 
 #include "matrices/csr.hpp"
+
+#include <cstdint>
 
 namespace kbench {
 
@@ -73,5 +76,86 @@ enum class ReplicationLayout {
 /// Throws std::invalid_argument when A is not square, empty or invalid (see validate()),
 /// target_rows < 1, or N or nnz overflows index_type.
 Csr<double> replicate(const Csr<double>& a, index_type target_rows, ReplicationLayout layout);
+
+// ---- Random matrices (matrices/random_matrices.cpp) ------------------------------------------
+// Deterministic for a seed: every row draws from its own splitmix64 stream (seeded from the seed
+// and the row index) and all sampling is done here (no std:: distributions, whose output differs
+// between standard libraries), so a seed gives the same matrix on every platform, with one
+// caveat: the power-law table is built with std::pow, whose last bit may differ between math
+// libraries (a row length changes only if a draw falls within one ulp of a table boundary).
+
+/// Distribution of the row lengths of random_rows.
+enum class RowLengthDistribution {
+    uniform,    // every length in [row_min, row_max] equally likely
+    geometric,  // row_min + G, G geometric on {0, 1, ...} with mean (mean - row_min), clamped
+    power_law,  // P(L) proportional to L^-exponent for L in [row_min, row_max]
+};
+
+/// Parameters of random_rows; the names are those of the manifest (matrices/matrix_set.hpp).
+struct RandomRowsParams {
+    index_type n = 0;            // rows = columns
+    RowLengthDistribution distribution = RowLengthDistribution::uniform;
+    index_type row_min = 1;      // shortest row (nonzeros, diagonal included), >= 1
+    index_type row_max = 1;      // longest row, row_min <= row_max <= n
+    double mean = 0.0;           // geometric only: mean before the clamp, in [row_min, row_max]
+    double exponent = 0.0;       // power_law only: > 0
+    index_type bandwidth = 0;    // off-diagonal columns within [i - bandwidth, i + bandwidth], >= 0
+    std::uint64_t seed = 1;
+};
+
+/// Checks `p` as random_rows does, without generating anything. Throws std::invalid_argument
+/// naming the parameter (as in the manifest) for n < 1, row_min < 1, row_min > row_max,
+/// row_max > n, bandwidth < 0, for geometric a mean outside [row_min, row_max] or not finite,
+/// for power_law an exponent <= 0 or not finite.
+void check_random_rows(const RandomRowsParams& p);
+
+/// Mean of the row-length distribution of `p` before the clamp to the columns a row has
+/// (see random_rows), i.e. the analytic expected row length when 2*bandwidth + 1 >= row_max:
+///   uniform    (row_min + row_max) / 2
+///   geometric  row_min + (mean - row_min) * (1 - q^(row_max - row_min)),
+///              q = (mean - row_min) / (mean - row_min + 1)  (the clamp at row_max lowers it)
+///   power_law  sum L^(1 - exponent) / sum L^-exponent over L in [row_min, row_max]
+/// Throws as check_random_rows.
+double expected_row_length(const RandomRowsParams& p);
+
+/// An n x n sparse matrix whose row lengths follow a given distribution, for SpMV format
+/// studies on irregular rows (kbench; no paper).
+/// Row i: its length L_i (nonzeros, diagonal included) is drawn from p.distribution (see
+/// RowLengthDistribution and expected_row_length), then clamped to the columns the row can
+/// have: min(L_i, c_i) with c_i = min(n - 1, i + bandwidth) - max(0, i - bandwidth) + 1 (at most
+/// 2*bandwidth + 1, fewer within bandwidth of the first and last rows). The L_i - 1 off-diagonal
+/// columns are distinct and uniformly drawn from [i - bandwidth, i + bandwidth] clipped to
+/// [0, n), i excluded. Values: off-diagonal uniform in [-1, -0.1] U [0.1, 1] (uniform magnitude
+/// in [0.1, 1), random sign), diagonal 1 + sum of the row's |off-diagonal|, so the matrix is
+/// strictly diagonally dominant by rows (nonsingular); it is neither symmetric nor pattern
+/// symmetric in general. Columns sorted, no duplicates, the diagonal always present.
+/// Same parameters and seed give an identical matrix; another seed gives another one.
+/// Cost: O(nnz) time (columns are drawn by rejection into a sorted buffer, or by selection
+/// sampling when a row takes more than half of its band), under 2 s per 5e7 nonzeros on one
+/// core (AMD EPYC). Memory: the matrix plus a table of up to row_max - row_min + 1 doubles.
+/// Throws std::invalid_argument as check_random_rows, or when nnz overflows index_type (checked
+/// before allocating anything when n * min(row_min, bandwidth + 1) overflows, else after drawing
+/// the lengths and before allocating the columns).
+Csr<double> random_rows(const RandomRowsParams& p);
+
+/// The random banded matrix of li2012 (SPIKE::GPU): N x N with half-bandwidth K, every entry with
+/// |i - j| <= K stored (2K + 1 per row, fewer in the first and last K rows;
+/// nnz = N(2K + 1) - K(K + 1)), and degree of diagonal dominance d in the sense of li2012
+/// footnote 1, |a_ii| >= d * sum_{j != i} |a_ij|, held with equality in every row:
+/// a_ii = d * sum_{j != i} |a_ij| (one rounding), so min_i |a_ii| / sum_{j != i} |a_ij| is d
+/// up to rounding (about 1e-15 relative, whatever the order of the sum).
+/// li2012 states only "randomly generated matrices" with a degree of diagonal dominance d
+/// (Sec. 1.4, Table 1: d = 1..1e4; Sec. 2.5: d = 1.0; Sec. 3.2: K = 32 with N varied, and
+/// N = 400,000 with K varied up to 256), not the value distribution. Here: off-diagonal values
+/// uniform in [-1, -0.1] U [0.1, 1] (as random_rows), positive diagonal. d < 1 is allowed (the
+/// matrix is not diagonally dominant then, and nonsingularity is not guaranteed; d > 1 gives a
+/// strictly dominant, nonsingular matrix). Deterministic for a seed (per-row splitmix64
+/// streams, as random_rows).
+/// Throws std::invalid_argument for n < 2, K < 1, K >= n, d <= 0 or not finite, or nnz
+/// overflowing index_type.
+Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed);
+
+/// Checks the parameters of banded without generating (same errors).
+void check_banded(index_type n, index_type K, double d);
 
 }  // namespace kbench

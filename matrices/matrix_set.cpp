@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,7 +27,16 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-enum class Kind { positive_int, number, string, layout };
+enum class Kind {
+    positive_int,     // integer in [1, index max]
+    nonnegative_int,  // integer in [0, index max]
+    number,
+    positive_number,  // number > 0
+    seed,             // integer in [0, 2^64 - 1]
+    string,
+    layout,           // replicate layout
+    distribution,     // random_rows row-length distribution
+};
 
 struct Param {
     const char* name;
@@ -59,6 +69,21 @@ const std::map<std::string, std::vector<Param>>& generator_params()
          {{"file", Kind::string, true},
           {"target_rows", Kind::positive_int, true},
           {"layout", Kind::layout, false}}},
+        // mean: geometric only, exponent: power_law only (check_combination); seed default 1.
+        {"random_rows",
+         {{"n", Kind::positive_int, true},
+          {"distribution", Kind::distribution, true},
+          {"row_min", Kind::positive_int, true},
+          {"row_max", Kind::positive_int, true},
+          {"mean", Kind::positive_number, false},
+          {"exponent", Kind::positive_number, false},
+          {"bandwidth", Kind::nonnegative_int, true},
+          {"seed", Kind::seed, false}}},
+        {"banded",
+         {{"n", Kind::positive_int, true},
+          {"K", Kind::positive_int, true},
+          {"d", Kind::positive_number, true},
+          {"seed", Kind::seed, false}}},
     };
     return params;
 }
@@ -76,9 +101,13 @@ const char* kind_text(Kind k)
 {
     switch (k) {
     case Kind::positive_int: return "an integer in [1, 2147483647]";
+    case Kind::nonnegative_int: return "an integer in [0, 2147483647]";
     case Kind::number: return "a number";
+    case Kind::positive_number: return "a number > 0";
+    case Kind::seed: return "an integer in [0, 18446744073709551615]";
     case Kind::string: return "a string";
     case Kind::layout: return "\"diagonal\" or \"five_band\"";
+    case Kind::distribution: return "\"uniform\", \"geometric\" or \"power_law\"";
     }
     return "";
 }
@@ -87,14 +116,113 @@ bool has_kind(const json& v, Kind k)
 {
     switch (k) {
     case Kind::positive_int:
-        return v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+    case Kind::nonnegative_int:
+        // (an unsigned above 2^63 reads as a negative int64 and is rejected)
+        return v.is_number_integer() &&
+               v.get<std::int64_t>() >= (k == Kind::positive_int ? 1 : 0) &&
                v.get<std::int64_t>() <= std::numeric_limits<index_type>::max();
     case Kind::number: return v.is_number();
+    case Kind::positive_number: return v.is_number() && v.get<double>() > 0.0;
+    case Kind::seed:
+        return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
     case Kind::string: return v.is_string();
     case Kind::layout:
         return v.is_string() && (v == "diagonal" || v == "five_band");
+    case Kind::distribution:
+        return v.is_string() && (v == "uniform" || v == "geometric" || v == "power_law");
     }
     return false;
+}
+
+constexpr std::uint64_t default_seed = 1;
+
+std::uint64_t seed_of(const json& params)
+{
+    return params.contains("seed") ? params["seed"].get<std::uint64_t>() : default_seed;
+}
+
+/// random_rows parameters of a manifest entry whose parameters have the right kinds.
+RandomRowsParams random_rows_params(const json& p)
+{
+    RandomRowsParams r;
+    r.n = p.at("n").get<index_type>();
+    const std::string dist = p.at("distribution");
+    r.distribution = dist == "geometric"   ? RowLengthDistribution::geometric
+                     : dist == "power_law" ? RowLengthDistribution::power_law
+                                           : RowLengthDistribution::uniform;
+    r.row_min = p.at("row_min").get<index_type>();
+    r.row_max = p.at("row_max").get<index_type>();
+    r.mean = p.value("mean", 0.0);
+    r.exponent = p.value("exponent", 0.0);
+    r.bandwidth = p.at("bandwidth").get<index_type>();
+    r.seed = seed_of(p);
+    return r;
+}
+
+/// Checks of a generator entry that involve several parameters (each already has its kind):
+/// random_rows takes "mean" with and only with distribution "geometric", "exponent" with and
+/// only with "power_law", and the value checks of check_random_rows; banded those of
+/// check_banded. `bad` throws, naming the manifest and the entry.
+template <typename Bad>
+void check_combination(const std::string& generator, const json& params, const Bad& bad)
+{
+    if (generator == "random_rows") {
+        const std::string dist = params["distribution"];
+        const std::string needs = dist == "geometric"   ? "mean"
+                                  : dist == "power_law" ? "exponent"
+                                                        : "";
+        for (const char* opt : {"mean", "exponent"}) {
+            if (params.contains(opt) && needs != opt) {
+                bad(fmt::format("parameter \"{}\" is not used by distribution \"{}\" "
+                                "(mean: geometric only, exponent: power_law only)",
+                                opt, dist));
+            }
+        }
+        if (!needs.empty() && !params.contains(needs)) {
+            bad(fmt::format("distribution \"{}\" needs parameter \"{}\" (a number > 0)", dist,
+                            needs));
+        }
+    }
+    std::string error;  // the generator's message, which names the parameter
+    try {
+        if (generator == "random_rows") check_random_rows(random_rows_params(params));
+        if (generator == "banded") {
+            check_banded(params["n"].get<index_type>(), params["K"].get<index_type>(),
+                         params["d"].get<double>());
+        }
+    } catch (const std::invalid_argument& e) {
+        error = e.what();
+    }
+    if (!error.empty()) bad(error);
+}
+
+/// Checks the parameters of a known generator: no unknown ones, the required ones present, each
+/// of its kind, then check_combination. `bad` throws.
+template <typename Bad>
+void check_generator_params(const std::string& generator, const json& params, const Bad& bad)
+{
+    const std::vector<Param>& list = generator_params().at(generator);
+    for (const auto& item : params.items()) {
+        const std::string key = item.key();
+        if (std::none_of(list.begin(), list.end(),
+                         [&](const Param& p) { return key == p.name; })) {
+            bad(fmt::format("generator '{}' has no parameter \"{}\"", generator, key));
+        }
+    }
+    for (const Param& p : list) {
+        if (!params.contains(p.name)) {
+            if (p.required) {
+                bad(fmt::format("generator '{}' needs parameter \"{}\" ({})", generator, p.name,
+                                kind_text(p.kind)));
+            }
+            continue;
+        }
+        if (!has_kind(params[p.name], p.kind)) {
+            bad(fmt::format("parameter \"{}\" = {}, expected {}", p.name, params[p.name].dump(),
+                            kind_text(p.kind)));
+        }
+    }
+    check_combination(generator, params, bad);
 }
 
 /// Resolves `file` against the matrix directory, or throws saying how to give one.
@@ -222,26 +350,7 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
                 bad(fmt::format("generator '{}' needs a \"params\" object", entry.source));
             }
             const json& params = e["params"];
-            for (const auto& [key, value] : params.items()) {
-                const auto& list = gen->second;
-                if (std::none_of(list.begin(), list.end(),
-                                 [&](const Param& p) { return key == p.name; })) {
-                    bad(fmt::format("generator '{}' has no parameter \"{}\"", entry.source, key));
-                }
-            }
-            for (const Param& p : gen->second) {
-                if (!params.contains(p.name)) {
-                    if (p.required) {
-                        bad(fmt::format("generator '{}' needs parameter \"{}\" ({})",
-                                        entry.source, p.name, kind_text(p.kind)));
-                    }
-                    continue;
-                }
-                if (!has_kind(params[p.name], p.kind)) {
-                    bad(fmt::format("parameter \"{}\" = {}, expected {}", p.name,
-                                    params[p.name].dump(), kind_text(p.kind)));
-                }
-            }
+            check_generator_params(entry.source, params, bad);
             if (entry.source == "replicate") {
                 entry.file = resolve_file(params["file"], matrix_dir, where);
             }
@@ -270,11 +379,23 @@ Csr<double> build_matrix(const MatrixEntry& entry)
     if (entry.source == "file") {
         return read_matrix_market<double>(entry.file, /*require_square=*/true);
     }
+    const std::string& g = entry.source;
+    if (generator_params().count(g) == 0) {
+        throw std::invalid_argument(fmt::format("matrix '{}': unknown generator '{}' (valid: {})",
+                                                entry.name, g, generator_names()));
+    }
     const json spec = json::parse(entry.spec);
-    const json& p = spec.at("params");
+    if (!spec.contains("params") || !spec["params"].is_object()) {
+        throw std::invalid_argument(
+            fmt::format("matrix '{}': generator '{}' needs a \"params\" object", entry.name, g));
+    }
+    const json& p = spec["params"];
+    // Entries of load_matrix_set passed these checks; others (kbench matrix generate) not yet.
+    check_generator_params(g, p, [&](const std::string& msg) {
+        throw std::invalid_argument(fmt::format("matrix '{}': {}", entry.name, msg));
+    });
     auto i = [&](const char* key) { return p.at(key).get<index_type>(); };
     auto d = [&](const char* key) { return p.at(key).get<double>(); };
-    const std::string& g = entry.source;
     if (g == "laplacian_2d_5pt") return laplacian_2d_5pt(i("nx"), i("ny"));
     if (g == "laplacian_3d_7pt") return laplacian_3d_7pt(i("nx"), i("ny"), i("nz"));
     if (g == "laplacian_3d_27pt") return laplacian_3d_27pt(i("nx"), i("ny"), i("nz"));
@@ -289,8 +410,9 @@ Csr<double> build_matrix(const MatrixEntry& entry)
                          layout == "five_band" ? ReplicationLayout::five_band
                                                : ReplicationLayout::diagonal);
     }
-    throw std::invalid_argument(fmt::format("matrix '{}': unknown generator '{}' (valid: {})",
-                                            entry.name, g, generator_names()));
+    if (g == "random_rows") return random_rows(random_rows_params(p));
+    if (g == "banded") return banded(i("n"), i("K"), d("d"), seed_of(p));
+    throw std::logic_error(fmt::format("build_matrix: generator '{}' is listed but not built", g));
 }
 
 }  // namespace kbench

@@ -7,13 +7,20 @@
 //      {"name": "lap3d_7pt_200", "generator": "laplacian_3d_7pt", "params": {"nx": 200, "ny": 200, "nz": 200}},
 //      {"name": "fv1_x240", "generator": "replicate",
 //       "params": {"file": "fv1.mtx", "target_rows": 2000000, "layout": "diagonal"}}]}
-// Generators: laplacian_2d_5pt (nx, ny), laplacian_3d_7pt / laplacian_3d_27pt (nx, ny, nz),
-// convection_diffusion (nx, ny, nz, wx, wy, wz), trefethen (n), replicate (file, target_rows,
-// layout = "diagonal" | "five_band", optional, default "diagonal").
+// Generators (matrices/generators.hpp):
+//   laplacian_2d_5pt (nx, ny), laplacian_3d_7pt / laplacian_3d_27pt (nx, ny, nz),
+//   convection_diffusion (nx, ny, nz, wx, wy, wz), trefethen (n),
+//   replicate (file, target_rows, layout = "diagonal" | "five_band", optional, default "diagonal"),
+//   random_rows (n, distribution = "uniform" | "geometric" | "power_law", row_min, row_max,
+//     mean: geometric only, exponent: power_law only, bandwidth >= 0, seed optional, default 1),
+//   banded (n, K, d, seed optional, default 1).
 // Each entry has a non-empty unique "name", exactly one of "file" / "generator", "params" for
-// generators (integers >= 1 for sizes, numbers for wx/wy/wz; unknown keys and parameters are
-// errors) and an optional "stands_for" string. Relative file paths resolve against the matrix
-// directory; absolute ones are used as they are.
+// generators (integers >= 1 for sizes, numbers for wx/wy/wz, numbers > 0 for mean, exponent and
+// d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors) and an optional
+// "stands_for" string. Checks involving several parameters are made at load time too, as the
+// generators make them (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a
+// mean or exponent that the distribution does not use; banded: K < n). Relative file paths
+// resolve against the matrix directory; absolute ones are used as they are.
 #pragma once
 
 #include "matrices/csr.hpp"
@@ -46,7 +53,8 @@ std::string resolve_matrix_dir(const std::string& cli_value);
 /// Loads a manifest from `path_or_name`: a path to a JSON file, or the name of a set shipped in
 /// matrices/sets/ (e.g. "default"). File entries are resolved against `matrix_dir`. Throws
 /// std::invalid_argument naming the manifest and the entry for unknown generators, missing
-/// or wrongly typed parameters, duplicate names, a file entry without a matrix directory (the
+/// or wrongly typed parameters, inconsistent parameters (e.g. row_min > row_max, K >= n; the
+/// message names the parameter), duplicate names, a file entry without a matrix directory (the
 /// message says to pass --matrix-dir or set KBENCH_MATRIX_DIR) or whose file does not exist
 /// (the message gives the full path), and for a name that is no file and no shipped set (the
 /// message lists the shipped sets). Files are checked here, not read.
@@ -57,6 +65,9 @@ std::vector<std::string> shipped_matrix_sets();
 
 /// Builds (reads or generates) the matrix of an entry: files through
 /// read_matrix_market<double>(file, require_square = true), which expands symmetric storage.
+/// Generator entries are checked first as load_matrix_set checks them (for entries made
+/// elsewhere, e.g. by `kbench matrix generate`): std::invalid_argument naming the matrix for an
+/// unknown generator and for missing, unknown, wrongly typed or inconsistent parameters.
 /// Throws as the reader/generator does.
 Csr<double> build_matrix(const MatrixEntry& entry);
 

@@ -1,6 +1,8 @@
 // Tests of the matrix-set manifests: shipped sets, building entries, and error messages.
 #include "matrices/matrix_set.hpp"
 
+#include "matrices/generators.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 namespace kbench {
@@ -46,7 +49,7 @@ std::string load_error(const std::string& path, const std::string& matrix_dir = 
 TEST(MatrixSet, ShippedSetsAreListedSorted)
 {
     const auto names = shipped_matrix_sets();
-    EXPECT_EQ(names, (std::vector<std::string>{"anzt2015", "default", "smoke"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"anzt2015", "default", "smoke", "spmv-stress"}));
 }
 
 TEST(MatrixSet, SmokeSetBuildsSmallValidMatrices)
@@ -143,7 +146,7 @@ TEST(MatrixSet, ErrorsNameTheManifestAndTheEntry)
     };
     const Case cases[] = {
         {"unknown_gen", R"({"name": "x", "generator": "lapl", "params": {}})",
-         "unknown generator 'lapl' (valid: convection_diffusion, laplacian_2d_5pt"},
+         "unknown generator 'lapl' (valid: banded, convection_diffusion, laplacian_2d_5pt"},
         {"missing_param", R"({"name": "x", "generator": "laplacian_3d_7pt", "params": {"nx": 2, "ny": 2}})",
          "needs parameter \"nz\""},
         {"typed_param", R"({"name": "x", "generator": "laplacian_2d_5pt", "params": {"nx": 2.5, "ny": 2}})",
@@ -185,7 +188,194 @@ TEST(MatrixSet, MissingFilesAndBadDocuments)
     EXPECT_NE(load_error(write_manifest("no_list", R"({"name": "t"})")).find("\"matrices\""),
               std::string::npos);
     const std::string unknown = load_error("no_such_set");
-    EXPECT_NE(unknown.find("shipped: anzt2015, default, smoke"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("shipped: anzt2015, default, smoke, spmv-stress"), std::string::npos)
+        << unknown;
+}
+
+TEST(MatrixSet, RandomGeneratorErrorsNameTheEntryAndTheParameter)
+{
+    const std::string head = R"({"name": "t", "matrices": [{"name": "ok", "generator": "banded", "params": {"n": 10, "K": 2, "d": 1}}, )";
+    const std::string rr = R"({"name": "x", "generator": "random_rows", "params": {"n": 100, "bandwidth": 10, )";
+    struct Case {
+        const char* label;
+        std::string entry;
+        std::string expected;  // substring of the message
+    };
+    const Case cases[] = {
+        {"rr_min_gt_max", rr + R"("distribution": "uniform", "row_min": 5, "row_max": 3}})",
+         "row_min = 5 > row_max = 3"},
+        {"rr_max_gt_n", rr + R"("distribution": "uniform", "row_min": 5, "row_max": 300}})",
+         "row_max = 300 > n = 100"},
+        {"rr_mean_outside", rr + R"("distribution": "geometric", "row_min": 5, "row_max": 30, "mean": 40}})",
+         "mean = 40 outside [row_min, row_max] = [5, 30]"},
+        {"rr_mean_unused", rr + R"("distribution": "uniform", "row_min": 5, "row_max": 30, "mean": 10}})",
+         "parameter \"mean\" is not used by distribution \"uniform\""},
+        {"rr_exponent_unused", rr + R"("distribution": "geometric", "row_min": 1, "row_max": 30, "mean": 3, "exponent": 2}})",
+         "parameter \"exponent\" is not used by distribution \"geometric\""},
+        {"rr_mean_missing", rr + R"("distribution": "geometric", "row_min": 1, "row_max": 30}})",
+         "distribution \"geometric\" needs parameter \"mean\""},
+        {"rr_exponent_missing", rr + R"("distribution": "power_law", "row_min": 1, "row_max": 30}})",
+         "distribution \"power_law\" needs parameter \"exponent\""},
+        {"rr_exponent_negative", rr + R"("distribution": "power_law", "row_min": 1, "row_max": 30, "exponent": -2}})",
+         "parameter \"exponent\" = -2, expected a number > 0"},
+        {"rr_distribution", rr + R"("distribution": "zipf", "row_min": 1, "row_max": 30}})",
+         "parameter \"distribution\" = \"zipf\", expected \"uniform\", \"geometric\" or \"power_law\""},
+        {"rr_min_zero", rr + R"("distribution": "uniform", "row_min": 0, "row_max": 30}})",
+         "parameter \"row_min\" = 0, expected an integer in [1,"},
+        {"rr_seed", rr + R"("distribution": "uniform", "row_min": 1, "row_max": 30, "seed": -1}})",
+         "parameter \"seed\" = -1, expected an integer in [0, 18446744073709551615]"},
+        {"rr_no_bandwidth", R"({"name": "x", "generator": "random_rows", "params": {"n": 100, "distribution": "uniform", "row_min": 1, "row_max": 3}})",
+         "needs parameter \"bandwidth\""},
+        {"rr_bandwidth_negative", R"({"name": "x", "generator": "random_rows", "params": {"n": 100, "distribution": "uniform", "row_min": 1, "row_max": 3, "bandwidth": -1}})",
+         "parameter \"bandwidth\" = -1, expected an integer in [0,"},
+        {"banded_d_zero", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 3, "d": 0}})",
+         "parameter \"d\" = 0, expected a number > 0"},
+        {"banded_d_negative", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 3, "d": -0.5}})",
+         "parameter \"d\" = -0.5, expected a number > 0"},
+        {"banded_K_ge_n", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 100, "d": 1}})",
+         "K = 100, expected 1 <= K < n = 100"},
+        {"banded_K_missing", R"({"name": "x", "generator": "banded", "params": {"n": 100, "d": 1}})",
+         "needs parameter \"K\""},
+        {"banded_extra", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 3, "d": 1, "mean": 2}})",
+         "has no parameter \"mean\""},
+    };
+    for (const Case& c : cases) {
+        const std::string path = write_manifest(c.label, head + c.entry + "]}");
+        const std::string msg = load_error(path);
+        EXPECT_NE(msg.find(path), std::string::npos) << c.label << ": " << msg;
+        EXPECT_NE(msg.find("entry 1 ('x')"), std::string::npos) << c.label << ": " << msg;
+        EXPECT_NE(msg.find(c.expected), std::string::npos) << c.label << ": " << msg;
+    }
+}
+
+TEST(MatrixSet, RandomGeneratorsBuildAsTheirFunctions)
+{
+    const std::string path = write_manifest("random_ok", R"({"name": "t", "matrices": [
+        {"name": "u", "generator": "random_rows", "params": {"n": 500, "distribution": "uniform", "row_min": 1, "row_max": 9, "bandwidth": 20, "seed": 18446744073709551615}},
+        {"name": "g", "generator": "random_rows", "params": {"n": 500, "distribution": "geometric", "row_min": 2, "row_max": 40, "mean": 6.5, "bandwidth": 0}},
+        {"name": "p", "generator": "random_rows", "params": {"n": 500, "distribution": "power_law", "row_min": 1, "row_max": 200, "exponent": 2, "bandwidth": 499, "seed": 3}},
+        {"name": "b", "generator": "banded", "params": {"n": 300, "K": 4, "d": 0.5}}]})");
+    const MatrixSet set = load_matrix_set(path, "");
+    ASSERT_EQ(set.matrices.size(), 4u);
+    RandomRowsParams u;
+    u.n = 500;
+    u.row_min = 1;
+    u.row_max = 9;
+    u.bandwidth = 20;
+    u.seed = 18446744073709551615ULL;
+    RandomRowsParams g = u;
+    g.distribution = RowLengthDistribution::geometric;
+    g.row_min = 2;
+    g.row_max = 40;
+    g.mean = 6.5;
+    g.bandwidth = 0;
+    g.seed = 1;  // the default
+    RandomRowsParams p = u;
+    p.distribution = RowLengthDistribution::power_law;
+    p.row_max = 200;
+    p.exponent = 2.0;
+    p.bandwidth = 499;
+    p.seed = 3;
+    const Csr<double> expected[] = {random_rows(u), random_rows(g), random_rows(p),
+                                    banded(300, 4, 0.5, 1)};
+    for (std::size_t k = 0; k < 4; ++k) {
+        const Csr<double> a = build_matrix(set.matrices[k]);
+        EXPECT_EQ(a.col_idx, expected[k].col_idx) << set.matrices[k].name;
+        EXPECT_EQ(a.values, expected[k].values) << set.matrices[k].name;
+    }
+}
+
+TEST(MatrixSet, BuildMatrixChecksEntriesMadeElsewhere)
+{
+    // As `kbench matrix generate` makes them: no load_matrix_set in between.
+    auto error = [](const std::string& generator, const std::string& params) {
+        MatrixEntry e;
+        e.name = "cli";
+        e.source = generator;
+        e.spec = R"({"name": "cli", "generator": ")" + generator + R"(", "params": )" + params + "}";
+        try {
+            build_matrix(e);
+        } catch (const std::invalid_argument& ex) {
+            return std::string(ex.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(error("random_rows", R"({"n": 10, "distribution": "zipf", "row_min": 1, "row_max": 3, "bandwidth": 1})")
+                  .find("matrix 'cli': parameter \"distribution\" = \"zipf\""),
+              std::string::npos);
+    EXPECT_NE(error("random_rows", R"({"n": 10, "distribution": "uniform", "row_min": 1, "row_max": 3, "bandwidth": 1, "mean": 2})")
+                  .find("\"mean\" is not used by distribution \"uniform\""),
+              std::string::npos);
+    EXPECT_NE(error("banded", R"({"n": 10, "K": 3})").find("needs parameter \"d\""),
+              std::string::npos);
+    EXPECT_NE(error("banded", R"({"n": 10, "K": 30, "d": 2})").find("K = 30"), std::string::npos);
+    EXPECT_NE(error("lapl", R"({})").find("unknown generator 'lapl'"), std::string::npos);
+    EXPECT_EQ(error("banded", R"({"n": 10, "K": 3, "d": 2})"), "");
+}
+
+TEST(MatrixSet, EveryShippedSetLoads)
+{
+    const std::string dir = matrix_dir_or_empty();
+    for (const std::string& name : shipped_matrix_sets()) {
+        if (name == "anzt2015" && dir.empty()) continue;  // needs the SuiteSparse files
+        try {
+            const MatrixSet set = load_matrix_set(name, dir);
+            EXPECT_EQ(set.name, name);
+            EXPECT_FALSE(set.matrices.empty()) << name;
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << name << ": " << e.what();
+        }
+    }
+}
+
+TEST(MatrixSet, SpmvStressSetIsLargeButBounded)
+{
+    const MatrixSet set = load_matrix_set("spmv-stress", "");
+    EXPECT_FALSE(set.description.empty());
+    int large = 0, small = 0, banded_entries = 0;
+    std::set<std::string> distributions;
+    for (const MatrixEntry& e : set.matrices) {
+        const auto p = nlohmann::json::parse(e.spec).at("params");
+        const double n = p.at("n").get<double>();
+        double nnz = 0.0;  // expected; exact for banded
+        if (e.source == "banded") {
+            const double k = p.at("K").get<double>();
+            nnz = n * (2 * k + 1) - k * (k + 1);
+            ++banded_entries;
+        } else {
+            ASSERT_EQ(e.source, "random_rows") << e.name;
+            distributions.insert(p.at("distribution").get<std::string>());
+            RandomRowsParams r;
+            r.n = p.at("n").get<index_type>();
+            r.distribution = p.at("distribution") == "geometric" ? RowLengthDistribution::geometric
+                             : p.at("distribution") == "power_law"
+                                 ? RowLengthDistribution::power_law
+                                 : RowLengthDistribution::uniform;
+            r.row_min = p.at("row_min").get<index_type>();
+            r.row_max = p.at("row_max").get<index_type>();
+            r.mean = p.value("mean", 0.0);
+            r.exponent = p.value("exponent", 0.0);
+            r.bandwidth = p.at("bandwidth").get<index_type>();
+            nnz = n * expected_row_length(r);
+        }
+        EXPECT_LE(nnz, 66e6) << e.name;
+        if (n >= 1e6) {
+            ++large;
+        } else if (n <= 30000) {
+            ++small;
+            const Csr<double> a = build_matrix(e);  // small entries: build and check them
+            validate(a, e.name);
+            EXPECT_NEAR(a.nnz(), nnz, 0.05 * nnz) << e.name;
+        } else {
+            // banded with K = 128 has fewer rows, to stay near 60M nonzeros
+            EXPECT_EQ(e.source, "banded") << e.name;
+            EXPECT_GE(nnz, 50e6) << e.name;
+        }
+    }
+    EXPECT_GE(large, 8);
+    EXPECT_GE(small, 3);
+    EXPECT_GE(banded_entries, 3);
+    EXPECT_EQ(distributions, (std::set<std::string>{"geometric", "power_law", "uniform"}));
 }
 
 }  // namespace
