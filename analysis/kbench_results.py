@@ -31,11 +31,13 @@ _US_PER_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 BENCHMARK_COLUMNS = [
     "study", "kernel", "precision", "matrix", "time_us", "GBps", "GFlops", "bw_frac_read",
     "bw_frac_triad", "max_rel_error", "n", "nnz", "stored_entries", "bytes_read",
-    "bytes_written", "flops", "repetitions", "params", "run_name", "error_occurred",
+    "bytes_written", "flops", "model_us", "repetitions", "params", "run_name", "error_occurred",
     "error_message",
 ]
+# Benchmark counters read into columns of the same name (NaN where a benchmark has none;
+# model_us, the performance model's predicted time, only exists for modeled kernels).
 _COUNTERS = ["GBps", "GFlops", "bw_frac_read", "bw_frac_triad", "max_rel_error", "n", "nnz",
-             "stored_entries", "bytes_read", "bytes_written", "flops"]
+             "stored_entries", "bytes_read", "bytes_written", "flops", "model_us"]
 
 STAT_KEYS = [
     "num_rows", "num_cols", "nnz", "row_nnz_min", "row_nnz_mean", "row_nnz_max", "bandwidth",

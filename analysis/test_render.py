@@ -1,79 +1,48 @@
 #!/usr/bin/env python3
-"""Tests of analysis/render.py and analysis/kbench_results.py (unittest, standard library).
+"""Tests of the shared analysis code: kbench_results.py (loader), report.py (formatting, render
+digest, deterministic writer) and render.py (study discovery, dispatch, exit status).
+The renderers of each study are tested in test_<study module>.py.
 
 Run: /usr/bin/python3 analysis/test_render.py   (needs pandas and matplotlib)
 Input: analysis/testdata/synthetic_anzt2015.json, a SYNTHETIC results file (invented numbers,
-see its "note"): 4 matrices x 5 SpMV kernels in double, cusparse_sell on lap2d_100 errored.
-Median times (us) used for the hand-computed values below:
-  matrix          nnz/n  csr_scalar csr_vector sellp cusparse_csr
-  lap2d_100        4.96     6          9        7        4
-  fv1              8.88     9          8        7.5      9
-  Trefethen_2000  20.95    20         10        8       12
-  s3rmt3m3_x100   38.66   400        130       80      120
+see its "note"): 6 matrices x 7 SpMV kernels in double, cusparse_sell on lap2d_100 errored.
 """
 
 import contextlib
+import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+from typing import Optional
+from unittest import mock
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from testutil import HERE, SYNTHETIC, RenderTestCase
 
-import kbench_results  # noqa: E402
+import kbench_results  # noqa: E402  (testutil put analysis/ on sys.path)
 import render  # noqa: E402
+import report  # noqa: E402
 
-SYNTHETIC = os.path.join(HERE, "testdata", "synthetic_anzt2015.json")
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def table_row(markdown: str, first_cell: str) -> list:
-    """Cells of the Markdown table row whose first cell is `first_cell`."""
-    for line in markdown.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0] == first_cell:
-            return cells
-    raise AssertionError(f"no table row for {first_cell!r} in:\n{markdown}")
+MATRICES = ["lap2d_100", "fv1", "Trefethen_2000", "s3rmt3m3_x100", "lap3d_100", "lap2d_1000"]
 
 
-def header_cells(markdown: str) -> list:
-    line = next(l for l in markdown.splitlines() if l.startswith("| Matrix"))
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+def run_render(results: str, item: str, out_dir: str, seed: str = "0",
+               env: Optional[dict] = None, script: str = os.path.join(HERE, "render.py")) -> None:
+    """render.py in a fresh interpreter (hash seed `seed`); fails on a non-zero exit."""
+    full_env = dict(os.environ, PYTHONHASHSEED=seed, **(env or {}))
+    proc = subprocess.run([sys.executable, script, results, "--id", item, "--out-dir", out_dir],
+                          capture_output=True, text=True, env=full_env)
+    if proc.returncode != 0:
+        raise AssertionError(f"render.py exited {proc.returncode}: {proc.stderr}")
 
 
-class RenderTestCase(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        with open(SYNTHETIC, encoding="utf-8") as f:
-            self.doc = json.load(f)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def write(self, doc, name="results.json") -> str:
-        path = os.path.join(self.tmp.name, name)
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-        return path
-
-    def render(self, doc, item) -> str:
-        """Runs render.main in-process; returns table.md and checks exit status 0."""
-        out_dir = os.path.join(self.tmp.name, item.replace("/", "_"))
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout):
-            rc = render.main([self.write(doc), "--id", item, "--out-dir", out_dir])
-        self.assertEqual(rc, 0)
-        md, png = os.path.join(out_dir, "table.md"), os.path.join(out_dir, "figure.png")
-        self.assertEqual(stdout.getvalue().split(), [md, png])  # prints the paths written
-        with open(png, "rb") as f:
-            self.assertEqual(f.read(8), PNG_SIGNATURE)
-        self.assertGreater(os.path.getsize(png), 10_000)
-        with open(md, encoding="utf-8") as f:
-            return f.read()
+def read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 class LoaderTest(RenderTestCase):
@@ -83,13 +52,21 @@ class LoaderTest(RenderTestCase):
     def test_reads_medians_and_errored_runs(self):
         res = kbench_results.load(self.write(self.doc))
         b = res.benchmarks
-        self.assertEqual(len(b), 20)  # 19 medians + 1 errored run without aggregates
+        self.assertEqual(len(b), 42)  # 41 medians + 1 errored run without aggregates
         self.assertEqual(int(b["error_occurred"].sum()), 1)
         row = b[(b["kernel"] == "sellp") & (b["matrix"] == "Trefethen_2000")].iloc[0]
         self.assertEqual(row["time_us"], 8.0)  # the median, not the mean (8.8)
         self.assertEqual(row["precision"], "double")
         self.assertEqual(row["params"]["slice_height"], 32)
         self.assertEqual(res.context["kbench"]["gpu"]["name"], "Synthetic GPU")
+
+    def test_model_us_counter(self):
+        b = kbench_results.load(self.write(self.doc)).benchmarks
+        at = b.set_index(["kernel", "matrix"])["model_us"]
+        self.assertEqual(at[("sellp", "Trefethen_2000")], 8.8)
+        self.assertEqual(at[("auto", "lap3d_100")], 36.0)
+        self.assertTrue(b[b["kernel"].str.startswith("cusparse")]["model_us"].isna().all())
+        self.assertTrue(b[b["kernel"] == "csr_scalar"]["model_us"].isna().all())
 
     def test_time_unit_converted_to_us(self):
         for b in self.doc["benchmarks"]:
@@ -103,8 +80,9 @@ class LoaderTest(RenderTestCase):
 
     def test_matrices_frame(self):
         m = kbench_results.load(self.write(self.doc)).matrices
-        self.assertEqual(list(m.index), ["lap2d_100", "fv1", "Trefethen_2000", "s3rmt3m3_x100"])
-        self.assertEqual(list(m["source_kind"]), ["generated", "real", "real", "replicated"])
+        self.assertEqual(list(m.index), MATRICES)
+        self.assertEqual(list(m["source_kind"]),
+                         ["generated", "real", "real", "replicated", "generated", "generated"])
         self.assertAlmostEqual(m.at["Trefethen_2000", "nnz_per_row"], 41906 / 2000, places=12)
         self.assertEqual(m.at["fv1", "stands_for"], "FV1 (anzt2015 Table 2)")
 
@@ -115,7 +93,7 @@ class LoaderTest(RenderTestCase):
             json.dump({"name": "synthetic", "matrices": [{"name": n} for n in order]}, f)
         self.doc["context"]["kbench"]["matrix_set"]["manifest"] = manifest
         m = kbench_results.load(self.write(self.doc)).matrices
-        self.assertEqual(list(m.index), order)
+        self.assertEqual(list(m.index), order + ["lap3d_100", "lap2d_1000"])  # unlisted: file order
 
     def test_wrong_schema_version_raises(self):
         self.doc["context"]["kbench_schema_version"] = 2
@@ -124,6 +102,238 @@ class LoaderTest(RenderTestCase):
         del self.doc["context"]["kbench_schema_version"]
         with self.assertRaisesRegex(kbench_results.SchemaVersionError, "missing"):
             kbench_results.load(self.write(self.doc))
+
+
+class FormatTest(unittest.TestCase):
+    def test_three_significant_digits(self):
+        self.assertEqual(report.fmt(10.4765), "10.5")
+        self.assertEqual(report.fmt(0.0123456), "0.0123")
+        self.assertEqual(report.fmt(9.996), "10.0")
+        self.assertEqual(report.fmt(1234.6), "1235")
+        self.assertEqual(report.fmt(1.5e-16), "1.50e-16")
+        self.assertEqual(report.fmt(float("nan")), report.NA)
+        self.assertEqual(report.fmt_pct(1.0 - 8.0 / 12.0), "33.3 %")
+        self.assertEqual(report.fmt_int(2000.0), "2,000")
+        self.assertEqual(report.fmt_int(None), report.NA)
+        self.assertEqual(report.cuda_version(12040), "12.4")
+
+    def test_markdown_table_and_geomean(self):
+        self.assertEqual(report.markdown_table(["a", "b"], [["x|y", "1"]]),
+                         "| a | b |\n| :--- | ---: |\n| x\\|y | 1 |\n")
+        self.assertAlmostEqual(report.geomean([2.0, 8.0, float("nan"), None]), 4.0, places=12)
+        self.assertTrue(report.missing(report.geomean([1.0, 0.0])))
+        self.assertTrue(report.missing(report.geomean([])))
+
+
+class DigestTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def file(self, name: str, data: bytes) -> str:
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_definition(self):
+        h = hashlib.sha256(b"id\x003\x00a/b" + b"A\x002\x00xy" + b"B\x001\x00z").hexdigest()
+        self.assertEqual(report.render_digest("a/b", [("A", b"xy"), ("B", b"z")]), h)
+
+    def test_parts_are_framed(self):
+        d = report.render_digest("i", [("A", b"xy"), ("B", b"z")])
+        self.assertNotEqual(report.render_digest("i", [("A", b"x"), ("B", b"yz")]), d)
+        self.assertNotEqual(report.render_digest("i", [("B", b"z"), ("A", b"xy")]), d)
+        self.assertNotEqual(report.render_digest("j", [("A", b"xy"), ("B", b"z")]), d)
+
+    def test_png_text_and_stamped_digest(self):
+        png = report.figure_png(lambda: report.new_figure(figsize=(2, 2))[0], "ab" * 32)
+        self.assertEqual(report.png_text(png), {report.DIGEST_KEY: "ab" * 32})  # no Software
+        self.assertEqual(report.png_text(b"not a png"), {})
+        self.assertEqual(report.stamped_digest(self.file("f.png", png)), "ab" * 32)
+        md = self.file("t.md", f"# x\n\n<!-- {report.DIGEST_KEY}: {'cd' * 32} -->\n".encode())
+        self.assertEqual(report.stamped_digest(md), "cd" * 32)
+        self.assertIsNone(report.stamped_digest(self.file("u.md", b"# x\n")))
+        self.assertIsNone(report.stamped_digest(os.path.join(self.tmp.name, "missing.png")))
+
+
+class DeterministicRenderTest(RenderTestCase):
+    """Task: re-rendering unchanged inputs with unchanged code changes no byte; changed inputs
+    or code always re-render."""
+
+    ITEMS = ("anzt2015/table3", "anzt2015/table2")
+
+    def outputs(self, out_dir: str):
+        return [os.path.join(out_dir, n) for n in ("table.md", "figure.png")]
+
+    def test_two_fresh_renders_are_byte_identical(self):
+        results = self.write(self.doc)
+        for item in self.ITEMS:
+            one, two = (os.path.join(self.tmp.name, item.replace("/", "_") + s) for s in "12")
+            run_render(results, item, one, seed="1")
+            run_render(results, item, two, seed="2")
+            for a, b in zip(self.outputs(one), self.outputs(two)):
+                self.assertEqual(read(a), read(b), f"{item}: {os.path.basename(a)} differs")
+
+    def test_user_matplotlibrc_is_ignored(self):
+        results = self.write(self.doc)
+        rc_dir = os.path.join(self.tmp.name, "mplconfig")
+        os.makedirs(rc_dir)
+        with open(os.path.join(rc_dir, "matplotlibrc"), "w", encoding="utf-8") as f:
+            f.write("font.size: 20\nfont.family: serif\nlines.linewidth: 5\n"
+                    "axes.facecolor: black\nsavefig.dpi: 50\nsavefig.transparent: True\n")
+        plain, styled = (os.path.join(self.tmp.name, d) for d in ("plain", "styled"))
+        run_render(results, "anzt2015/table3", plain)
+        run_render(results, "anzt2015/table3", styled, env={"MPLCONFIGDIR": rc_dir})
+        self.assertEqual(read(os.path.join(plain, "figure.png")),
+                         read(os.path.join(styled, "figure.png")))
+
+    def test_digest_in_both_outputs(self):
+        path = self.write(self.doc)
+        out = os.path.join(self.tmp.name, "out")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(render.main([path, "--id", "anzt2015/table3", "--out-dir", out]), 0)
+        h = hashlib.sha256()
+        parts = [("id", b"anzt2015/table3"), ("results.json", read(path)),
+                 ("matrix-order", "\n".join(MATRICES).encode())]
+        for name in ("render.py", "report.py", "kbench_results.py", "studies/anzt2015_spmv.py"):
+            parts.append(("analysis/" + name, read(os.path.join(HERE, name))))
+        for name, data in parts:
+            h.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+        md, png = self.outputs(out)
+        self.assertTrue(read(md).decode().endswith(
+            f"\n\n<!-- kbench-render-digest: {h.hexdigest()} -->\n"))
+        self.assertEqual(report.png_text(read(png)), {"kbench-render-digest": h.hexdigest()})
+
+    def test_same_digest_leaves_outputs_untouched(self):
+        path = self.write(self.doc)
+        for item in self.ITEMS:
+            out = os.path.join(self.tmp.name, item.replace("/", "_"))
+            with contextlib.redirect_stdout(io.StringIO()):
+                render.main([path, "--id", item, "--out-dir", out])
+            before = []
+            for p in self.outputs(out):
+                os.utime(p, (1_000_000_000, 1_000_000_000))  # an mtime a rewrite would change
+                before.append(read(p))
+            # the figure is not even drawn again
+            with mock.patch.object(report, "figure_png", side_effect=AssertionError("drawn")), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(render.main([path, "--id", item, "--out-dir", out]), 0)
+            for p, data in zip(self.outputs(out), before):
+                self.assertEqual(read(p), data)
+                self.assertEqual(os.stat(p).st_mtime, 1_000_000_000)
+
+    def test_changed_input_rewrites_outputs(self):
+        out = os.path.join(self.tmp.name, "out")
+        with contextlib.redirect_stdout(io.StringIO()):
+            render.main([self.write(self.doc), "--id", "anzt2015/table3", "--out-dir", out])
+        before = [read(p) for p in self.outputs(out)]
+        old = [report.stamped_digest(p) for p in self.outputs(out)]
+        for b in self.doc["benchmarks"]:
+            if b["name"] == "spmv/sellp/double/fv1_median":
+                b["real_time"] = 7.0
+        with contextlib.redirect_stdout(io.StringIO()):
+            render.main([self.write(self.doc), "--id", "anzt2015/table3", "--out-dir", out])
+        new = [report.stamped_digest(p) for p in self.outputs(out)]
+        self.assertEqual(new[0], new[1])
+        self.assertNotEqual(new[0], old[0])
+        for p, data in zip(self.outputs(out), before):
+            self.assertNotEqual(read(p), data)
+
+    def test_changed_matrix_order_rewrites_outputs(self):
+        manifest = os.path.join(self.tmp.name, "set.json")  # orders the matrices from outside
+        self.doc["context"]["kbench"]["matrix_set"]["manifest"] = manifest
+        out = os.path.join(self.tmp.name, "out")
+        digests = []
+        for order in (MATRICES, MATRICES[::-1]):  # the results file stays the same
+            with open(manifest, "w", encoding="utf-8") as f:
+                json.dump({"name": "synthetic", "matrices": [{"name": n} for n in order]}, f)
+            md = self.render(self.doc, "anzt2015/table2", out_name="out")
+            digests.append(report.stamped_digest(os.path.join(out, "table.md")))
+        self.assertNotEqual(digests[0], digests[1])
+        self.assertLess(md.index("| lap2d_1000 |"), md.index("| lap2d_100 |"))
+
+    def test_changed_code_rewrites_outputs(self):
+        code = os.path.join(self.tmp.name, "analysis")
+        shutil.copytree(HERE, code, ignore=shutil.ignore_patterns("__pycache__", "test*"))
+        results, out = self.write(self.doc), os.path.join(self.tmp.name, "out")
+        run_render(results, "anzt2015/table2", out, script=os.path.join(code, "render.py"))
+        old = [report.stamped_digest(p) for p in self.outputs(out)]
+        with open(os.path.join(code, "report.py"), "a", encoding="utf-8") as f:
+            f.write("# a change that renders nothing differently\n")
+        run_render(results, "anzt2015/table2", out, script=os.path.join(code, "render.py"))
+        new = [report.stamped_digest(p) for p in self.outputs(out)]
+        self.assertNotEqual(old[0], new[0])
+        self.assertEqual(new[0], new[1])
+
+    def test_unstamped_output_is_rewritten(self):
+        out = os.path.join(self.tmp.name, "out")
+        os.makedirs(out)
+        with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as f:
+            f.write("# rendered before digests\n")
+        md = self.render(self.doc, "anzt2015/table2", out_name="out")
+        self.assertIn("anzt2015 Table 2", md)
+        self.assertIn("kbench-render-digest", md)
+
+
+class DispatcherTest(RenderTestCase):
+    def package(self, name: str, modules: dict) -> str:
+        """A package `name` in tmp holding `modules` {module name: source}; on sys.path."""
+        root = os.path.join(self.tmp.name, "pkgs")
+        os.makedirs(os.path.join(root, name))
+        for mod, src in {"__init__": "", **modules}.items():
+            with open(os.path.join(root, name, mod + ".py"), "w", encoding="utf-8") as f:
+                f.write(src)
+        sys.path.insert(0, root)
+        self.addCleanup(sys.path.remove, root)
+        return name
+
+    def test_discovers_the_studies(self):
+        found = render.discover()
+        for item in ("anzt2015/table2", "anzt2015/table3"):
+            self.assertEqual(found[item].module.__name__, "studies.anzt2015_spmv")
+        self.assertEqual(list(found), sorted(found))
+
+    def test_merges_modules_and_skips_private_ones(self):
+        name = self.package("studies_ok", {
+            "b_study": "RENDERERS = {'b/one': print}\n",
+            "a_study": "RENDERERS = {'a/one': len, 'a/two': len}\n",
+            "_helper": "raise ImportError('private modules are not imported')\n",
+            "test_a_study": "raise ImportError('tests are not imported')\n"})
+        found = render.discover(name)
+        self.assertEqual(list(found), ["a/one", "a/two", "b/one"])
+        self.assertIs(found["b/one"].render, print)
+        self.assertEqual(found["a/two"].module.__name__, "studies_ok.a_study")
+
+    def test_id_claimed_twice_is_an_error(self):
+        name = self.package("studies_dup", {"one": "RENDERERS = {'x/y': len}\n",
+                                            "two": "RENDERERS = {'x/y': len}\n"})
+        with self.assertRaisesRegex(render.StudyPackageError, r"'x/y' is claimed by both "
+                                    r"studies_dup.one and studies_dup.two"):
+            render.discover(name)
+
+    def test_module_without_renderers_is_an_error(self):
+        name = self.package("studies_bare", {"bare": "X = 1\n"})
+        with self.assertRaisesRegex(render.StudyPackageError, "studies_bare.bare defines no"):
+            render.discover(name)
+
+    def test_unknown_id_exits_2_listing_known_ids(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run(
+                [sys.executable, os.path.join(HERE, "render.py"), SYNTHETIC, "--id",
+                 "anzt2015/table9", "--out-dir", tmp], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("known ids: anzt2015/table2, anzt2015/table3", proc.stderr)
+            self.assertEqual(os.listdir(tmp), [])
+
+    def test_help_lists_ids(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), self.assertRaises(SystemExit) as e:
+            render.main(["--help"])
+        self.assertEqual(e.exception.code, 0)
+        self.assertIn("anzt2015/table2, anzt2015/table3", " ".join(out.getvalue().split()))
 
     def test_wrong_schema_version_exits_1(self):
         self.doc["context"]["kbench_schema_version"] = 0
@@ -134,133 +344,11 @@ class LoaderTest(RenderTestCase):
         self.assertEqual(rc, 1)
         self.assertIn("kbench_schema_version is 0", stderr.getvalue())
 
-
-class FormatTest(unittest.TestCase):
-    def test_three_significant_digits(self):
-        self.assertEqual(render.fmt(10.4765), "10.5")
-        self.assertEqual(render.fmt(0.0123456), "0.0123")
-        self.assertEqual(render.fmt(9.996), "10.0")
-        self.assertEqual(render.fmt(1234.6), "1235")
-        self.assertEqual(render.fmt(1.5e-16), "1.50e-16")
-        self.assertEqual(render.fmt(float("nan")), render.NA)
-        self.assertEqual(render.fmt_pct(1.0 - 8.0 / 12.0), "33.3 %")
-        self.assertEqual(render.cuda_version(12040), "12.4")
-
-
-class Table3Test(RenderTestCase):
-    def test_columns_and_hand_computed_row(self):
-        md = self.render(self.doc, "anzt2015/table3")
-        self.assertIn("Synthetic GPU", md.splitlines()[0])
-        for text in ("driver 13.0, runtime 13.0", "read 4000 GB/s", "triad 3800 GB/s",
-                     "cache mode: hot", "0123456789abcdef0123456789abcdef01234567 (dirty)",
-                     "2025-01-01"):
-            self.assertIn(text, md)
-        headers = header_cells(md)
-        for h in ("n", "nnz/n", "CSR ours GFlop/s (kernel)", "cuSPARSE CSR GFlop/s",
-                  "SELL-P GFlop/s", "cuSPARSE SELL GFlop/s", "zeta_M vs cuSPARSE CSR",
-                  "zeta_M vs our CSR", "SELL-P GB/s", "SELL-P % read BW", "SELL-P % triad BW",
-                  "SELL-P max rel. error"):
-            self.assertIn(h, headers)
-        col = {h: i for i, h in enumerate(headers)}
-        row = table_row(md, "Trefethen_2000")
-        flops = 2 * 41906
-        self.assertEqual(row[col["n"]], "2,000")
-        self.assertEqual(row[col["nnz/n"]], "21.0")                       # 41906 / 2000
-        self.assertEqual(row[col["SELL-P GFlop/s"]], "10.5")              # flops / 8 us
-        self.assertEqual(render.fmt(flops / 8e-6 * 1e-9), "10.5")
-        self.assertEqual(row[col["CSR ours GFlop/s (kernel)"]], "8.38 (vector)")  # 10 us < 20 us
-        self.assertEqual(row[col["speedup s (SELL-P vs cuSPARSE CSR)"]], "1.50")  # 12 / 8
-        self.assertEqual(row[col["zeta_M vs cuSPARSE CSR"]], "33.3 %")    # 1 - 8/12
-        self.assertEqual(row[col["zeta_M vs our CSR"]], "20.0 %")         # 1 - 8/10
-        self.assertEqual(row[col["best ours / cuSPARSE CSR (kernel)"]], "1.50 (sellp)")
-        self.assertEqual(row[col["SELL-P max rel. error"]], "1.50e-16")
-        # SELL-P slower than cuSPARSE CSR: zeta_M is negative (1 - 7/4); errored kernel is n/a
-        lap = table_row(md, "lap2d_100")
-        self.assertEqual(lap[col["zeta_M vs cuSPARSE CSR"]], "-75.0 %")
-        self.assertEqual(lap[col["cuSPARSE SELL GFlop/s"]], render.NA)
-        self.assertEqual(lap[col["best ours / cuSPARSE CSR (kernel)"]], "0.667 (csr_scalar)")
-        self.assertIn("CUSPARSE_STATUS_NOT_SUPPORTED", md)
-
-    def test_summary_geometric_means(self):
-        md = self.render(self.doc, "anzt2015/table3")
-        # best of ours / cuSPARSE CSR: 4/6, 9/7.5, 12/8, 120/80 -> product 1.8
-        geo = (4 / 6 * 9 / 7.5 * 12 / 8 * 120 / 80) ** 0.25
-        self.assertAlmostEqual(geo, 1.8 ** 0.25, places=12)
-        self.assertIn(f"over 4 matrices: {render.fmt(geo)}", md)
-        self.assertIn("over 4 matrices: 1.16", md)
-        # nnz/n >= 20: Trefethen_2000 (12/8) and s3rmt3m3_x100 (120/80) -> geomean 1.5
-        self.assertIn("(2): SELL-P reaches", md)
-        self.assertIn("cuSPARSE CSR geometric mean 1.50", md)
-        # Of those two, only s3rmt3m3_x100 moves more than the 52.4 MB L2 (277.4 MB vs 0.57 MB):
-        # its SELL-P bw_frac_read is 0.867 and its speedup 120/80.
-        self.assertIn("the 1 whose SELL-P traffic exceeds the L2 cache (52.4 MB): SELL-P reaches "
-                      "86.7 % of measured read bandwidth (mean; minimum 86.7 %); SELL-P / "
-                      "cuSPARSE CSR geometric mean 1.50", md)
-
-    def test_bandwidth_table_lists_every_kernel(self):
-        md = self.render(self.doc, "anzt2015/table3")
-        self.assertIn("### Achieved bandwidth (double)", md)
-        self.assertIn("| Matrix | CSR scalar GB/s (% read BW) | CSR vector GB/s (% read BW) | "
-                      "SELL-P GB/s (% read BW) | cuSPARSE CSR GB/s (% read BW) | "
-                      "cuSPARSE SELL GB/s (% read BW) |", md)
-        # fv1: GBps 135.028, 151.9065, 168.1056, 135.028, 157.599 and their bw_frac_read
-        self.assertIn("| fv1 | 135 (3.38 %) | 152 (3.80 %) | 168 (4.20 %) | 135 (3.38 %) | "
-                      "158 (3.94 %) |", md)
-
-    def test_rows_ordered_by_nnz_per_row(self):
-        self.doc["benchmarks"].reverse()
-        md = self.render(self.doc, "anzt2015/table3")
-        pos = [md.index("| " + m + " |") for m in
-               ("lap2d_100", "fv1", "Trefethen_2000", "s3rmt3m3_x100")]
-        self.assertEqual(pos, sorted(pos))
-
-    def test_no_spmv_benchmarks_exits_1(self):
-        self.doc["benchmarks"] = []
+    def test_missing_file_exits_1(self):
         with contextlib.redirect_stderr(io.StringIO()):
-            rc = render.main([self.write(self.doc), "--id", "anzt2015/table3",
+            rc = render.main([os.path.join(self.tmp.name, "none.json"), "--id", "anzt2015/table2",
                               "--out-dir", self.tmp.name])
         self.assertEqual(rc, 1)
-
-
-class Table2Test(RenderTestCase):
-    def test_columns_and_row(self):
-        self.doc["benchmarks"] = []  # table2 needs only the matrices
-        md = self.render(self.doc, "anzt2015/table2")
-        self.assertEqual(header_cells(md), [
-            "Matrix", "stands for (paper matrix)", "source", "n", "nnz", "nnz/n", "max row nnz",
-            "SELL-P padding overhead"])
-        # padding 44800 stored / 41906 nnz - 1 = 6.906 %
-        self.assertEqual(table_row(md, "Trefethen_2000"), [
-            "Trefethen_2000", "TREFETHEN_2000 (anzt2015 Table 2)", "real", "2,000", "41,906",
-            "21.0", "28", "6.91 % (b=32, t=4)"])
-        self.assertEqual(table_row(md, "s3rmt3m3_x100")[2], "replicated (s3rmt3m3.mtx)")
-        self.assertEqual(table_row(md, "lap2d_100")[2], "generated (laplacian_2d_5pt)")
-
-    def test_long_row_split_shown_only_when_threshold_nonzero(self):
-        self.doc["benchmarks"] = []
-        stats = self.doc["context"]["kbench"]["matrices"]["Trefethen_2000"]["stats"]
-        stats["sellp_long_row_threshold"] = 256
-        stats["sellp_long_rows"] = 3
-        fv1 = self.doc["context"]["kbench"]["matrices"]["fv1"]["stats"]
-        fv1["sellp_long_row_threshold"] = 0
-        fv1["sellp_long_rows"] = 0
-        md = self.render(self.doc, "anzt2015/table2")
-        self.assertEqual(table_row(md, "Trefethen_2000")[-1],
-                         "6.91 % (b=32, t=4, long rows > 256: 3)")
-        self.assertNotIn("long rows", table_row(md, "fv1")[-1])
-        self.assertNotIn("long rows", table_row(md, "lap2d_100")[-1])  # keys absent
-
-
-class CommandLineTest(unittest.TestCase):
-    def test_unknown_id_exits_2_listing_known_ids(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.run(
-                [sys.executable, os.path.join(HERE, "render.py"), SYNTHETIC, "--id",
-                 "anzt2015/table9", "--out-dir", tmp], capture_output=True, text=True)
-            self.assertEqual(proc.returncode, 2)
-            self.assertIn("anzt2015/table2", proc.stderr)
-            self.assertIn("anzt2015/table3", proc.stderr)
-            self.assertEqual(os.listdir(tmp), [])
 
 
 if __name__ == "__main__":
