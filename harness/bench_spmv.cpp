@@ -4,10 +4,10 @@
 #include "harness/registry.hpp"
 #include "harness/results_json.hpp"
 #include "kernels/base/cuda_handles.hpp"
-#include "kernels/device_matrix.hpp"
 #include "kernels/l2_flush.hpp"
 #include "kernels/spmv.hpp"
-#include "kernels/spmv_cusparse.hpp"
+#include "kernels/machine_probe.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "models/spmv_traffic.hpp"
 
 #include <benchmark/benchmark.h>
@@ -27,12 +27,14 @@ namespace {
 
 using Launch = std::function<void(cudaStream_t)>;
 
-/// One kernel ready to run: its launch, traffic model (models/spmv_traffic.hpp) and parameters.
+/// One kernel ready to run: its launch, traffic model (models/spmv_traffic.hpp), the time
+/// model's prediction (models/spmv_time.hpp) and parameters.
 struct KernelCase {
     Launch launch;
     models::Traffic traffic;
     std::size_t stored_entries = 0;
     double n = 0.0, nnz = 0.0;
+    double model_us = 0.0;  // the time model's prediction (0: not modeled)
     nlohmann::json params = nlohmann::json::object();
 };
 
@@ -40,6 +42,7 @@ struct KernelCase {
 struct RunState {
     const SpmvOptions& options;
     const MachineProfile* machine;
+    models::SpmvMachine spmv_machine;  // figures of the auto policy's model
     std::optional<std::regex> filter;
     std::unique_ptr<L2Flush> flush;  // only in cold mode
     nlohmann::json& doc;
@@ -91,7 +94,7 @@ void run_case(RunState& run, const std::string& name, const std::string& kernel,
               const KernelCase& c, cudaStream_t stream, const std::string& error,
               nlohmann::json kbench_obj)
 {
-    const SpmvOptions& opt = run.options;
+    const RunOptions& opt = run.options.run;
     const MachineProfile* machine = run.machine;
     L2Flush* flush = run.flush.get();
     const std::string range = "spmv_" + kernel;
@@ -121,6 +124,7 @@ void run_case(RunState& run, const std::string& name, const std::string& kernel,
         st.counters["n"] = c.n;
         st.counters["nnz"] = c.nnz;
         st.counters["stored_entries"] = static_cast<double>(c.stored_entries);
+        if (c.model_us > 0.0) st.counters["model_us"] = c.model_us;
         cuda_event start, stop;
         for (auto _ : st) {
             if (flush != nullptr) flush->flush(stream);  // before the start event: untimed
@@ -156,10 +160,22 @@ void run_case(RunState& run, const std::string& name, const std::string& kernel,
     append_benchmarks(run.doc, part);
 }
 
+/// The operator's policy for one kernel name of the study ("auto" or a named kernel).
+spmv::Policy policy_for(const SpmvOptions& opt, const std::string& kernel)
+{
+    spmv::Policy p;
+    p.kernel = kernel;
+    if (kernel == "sellp") p.sellp = opt.sellp;
+    if (kernel == "auto") {
+        p.trial = opt.run.spmv_tune == "trial";
+        p.trial_candidates = opt.run.spmv_trials;
+    }
+    return p;
+}
+
 template <typename T>
 void run_precision(RunState& run, const MatrixEntry& entry, const Csr<double>& a64,
-                   const std::string& precision, const SellpParams& sellp_params,
-                   std::size_t k, std::size_t total)
+                   const std::string& precision, std::size_t k, std::size_t total)
 {
     std::optional<Csr<T>> cast;
     const Csr<T>* ap = nullptr;
@@ -175,72 +191,23 @@ void run_precision(RunState& run, const MatrixEntry& entry, const Csr<double>& a
     spmv::reference::csr(a.view(), T(1), x.data(), T(0), y_ref.data());
     device_buffer<T> dx(x), dy(y_ref.size());
     cuda_stream stream;
-    std::optional<DeviceCsr<T>> dcsr;
     const double tol = std::is_same_v<T, double> ? 1e-8 : 1e-3;
-    const std::int64_t n = a.num_rows, m = a.num_cols, nnz = a.nnz();
-    const int vb = sizeof(T);
 
     for (const auto& kernel : run.options.kernels) {
         const std::string name = spmv_benchmark_name(kernel, precision, entry.name);
         if (!selected(run, name)) continue;
-        run.progress.report(k, total, fmt::format("{} (n={}, nnz={}): {} {}", entry.name, n, nnz,
-                                                  kernel, precision));
+        run.progress.report(k, total, fmt::format("{} (n={}, nnz={}): {} {}", entry.name,
+                                                  a.num_rows, a.nnz(), kernel, precision));
+        spmv::SpmvOperator<T> op(a, policy_for(run.options, kernel), run.spmv_machine);
+        const spmv::Choice& choice = op.choice();
         KernelCase c;
-        c.n = static_cast<double>(n);
-        c.nnz = static_cast<double>(nnz);
-        std::optional<DeviceSellp<T>> dsellp;
-        std::unique_ptr<spmv::CusparseSpmv<T>> vendor;
-        if ((kernel == "csr_scalar" || kernel == "csr_vector") && !dcsr) dcsr.emplace(a);
-        if (kernel == "csr_scalar") {
-            const auto v = dcsr->view();
-            c.launch = [v, &dx, &dy](cudaStream_t s) {
-                spmv::csr_scalar(v, T(1), dx.data(), T(0), dy.data(), s);
-            };
-        } else if (kernel == "csr_vector") {
-            const auto v = dcsr->view();
-            const int subwarp = spmv::choose_csr_subwarp(v);
-            c.params["subwarp"] = subwarp;
-            c.launch = [v, subwarp, &dx, &dy](cudaStream_t s) {
-                spmv::csr_vector(v, T(1), dx.data(), T(0), dy.data(), s, subwarp);
-            };
-        }
-        if (kernel == "csr_scalar" || kernel == "csr_vector") {
-            c.traffic = models::csr_spmv(n, m, nnz, vb);
-            c.stored_entries = static_cast<std::size_t>(nnz);
-        } else if (kernel == "sellp") {
-            const Sellp<T> host = to_sellp(a, sellp_params);
-            dsellp.emplace(host);
-            const auto v = dsellp->view();
-            c.launch = [v, &dx, &dy](cudaStream_t s) {
-                spmv::sellp(v, T(1), dx.data(), T(0), dy.data(), s);
-            };
-            c.params = {{"slice_height", sellp_params.slice_height},
-                        {"threads_per_row", sellp_params.threads_per_row},
-                        {"sigma", sellp_params.sigma},
-                        {"long_row_threshold", sellp_params.long_row_threshold},
-                        {"long_rows", host.num_long_rows()}};
-            c.stored_entries = host.stored_entries();  // slice entries + long-part entries
-            c.traffic = models::sellp_spmv(n, m, nnz, static_cast<std::int64_t>(c.stored_entries),
-                                           host.num_slices(), vb, 4, false, sellp_params.sigma > 1,
-                                           host.num_long_rows());
-        } else if (kernel == "cusparse_csr" || kernel == "cusparse_sell") {
-            const bool sell = kernel == "cusparse_sell";
-            vendor = std::make_unique<spmv::CusparseSpmv<T>>(
-                a, sell ? spmv::CusparseFormat::sliced_ell : spmv::CusparseFormat::csr, dx.data(),
-                dy.data());
-            auto* p = vendor.get();
-            c.launch = [p](cudaStream_t s) { p->run(T(1), T(0), s); };
-            c.stored_entries = p->stored_entries();
-            if (sell) {
-                c.params = {{"format", "sliced_ell"}, {"slice_size", 32},
-                            {"algorithm", "CUSPARSE_SPMV_SELL_ALG1"}};
-                c.traffic = models::sellp_spmv(n, m, nnz, static_cast<std::int64_t>(c.stored_entries),
-                                               (n + 31) / 32, vb);
-            } else {
-                c.params = {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG1"}};
-                c.traffic = models::csr_spmv(n, m, nnz, vb);
-            }
-        }
+        c.n = static_cast<double>(a.num_rows);
+        c.nnz = static_cast<double>(a.nnz());
+        c.traffic = op.traffic();
+        c.stored_entries = op.stored_entries();
+        c.model_us = choice.predicted_us;
+        c.params = kernel == "auto" ? spmv::choice_json(choice) : spmv::choice_params(choice);
+        c.launch = [&op, &dx, &dy](cudaStream_t s) { op.apply(T(1), dx.data(), T(0), dy.data(), s); };
         // Correctness before timing: y starts as NaN so rows the kernel skips are caught.
         KBENCH_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));
         c.launch(stream);
@@ -263,14 +230,7 @@ void run_precision(RunState& run, const MatrixEntry& entry, const Csr<double>& a
 nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                               const MachineProfile* machine)
 {
-    if (options.repetitions < 1) {
-        throw std::invalid_argument(fmt::format("--repetitions must be >= 1, got {}",
-                                                options.repetitions));
-    }
-    if (!(options.min_time >= 0.0)) {
-        throw std::invalid_argument(fmt::format("--min-time must be >= 0 seconds, got {}",
-                                                options.min_time));
-    }
+    validate(options.run);
     std::optional<std::regex> filter;
     if (!options.filter.empty()) {
         try {
@@ -282,9 +242,11 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
     const std::string dir = resolve_matrix_dir(options.source.matrix_dir);
     const MatrixSet set = load_matrix_set(options.source.set, dir);
     nlohmann::json doc =
-        make_results_document(kbench_context(id, options.source, set, machine, options.cold));
-    RunState run{options, machine, std::move(filter), nullptr, doc, {}};
-    if (options.cold) run.flush = std::make_unique<L2Flush>();
+        make_results_document(kbench_context(id, options.source, set, machine, options.run.cold));
+    const models::SpmvMachine figures =
+        machine != nullptr ? machine->spmv : spmv::machine_figures();
+    RunState run{options, machine, figures, std::move(filter), nullptr, doc, {}};
+    if (options.run.cold) run.flush = std::make_unique<L2Flush>();
 
     const std::size_t total = set.matrices.size();
     for (std::size_t k = 0; k < total; ++k) {
@@ -295,11 +257,11 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                 any = any || selected(run, spmv_benchmark_name(kernel, p, entry.name));
         if (!any) continue;
         const Csr<double> a = build_matrix(entry);
-        const SellpParams sellp = sellp_params_for(a, options.sellp);
-        doc["context"]["kbench"]["matrices"][entry.name] = matrix_context(entry, a, sellp);
+        doc["context"]["kbench"]["matrices"][entry.name] =
+            matrix_context(entry, a, sellp_params_for(a, options.sellp));
         for (const auto& p : options.precisions) {
-            if (p == "double") run_precision<double>(run, entry, a, p, sellp, k + 1, total);
-            else run_precision<float>(run, entry, a, p, sellp, k + 1, total);
+            if (p == "double") run_precision<double>(run, entry, a, p, k + 1, total);
+            else run_precision<float>(run, entry, a, p, k + 1, total);
         }
     }
     fix_aggregate_rates(doc, machine != nullptr ? *machine : MachineProfile{});

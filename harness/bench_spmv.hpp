@@ -17,18 +17,17 @@ struct SpmvOptions {
     MatrixSource source;
     std::vector<std::string> kernels;     // subset of spmv_kernels()
     std::vector<std::string> precisions;  // "double" and/or "float"
-    bool cold = false;                    // flush L2 before every timed launch
-    int repetitions = 10;                 // Google Benchmark repetitions (median reported)
-    double min_time = 0.2;                // seconds per repetition; 0 = exactly one iteration
+    RunOptions run;                       // cold, repetitions, min_time, spmv_tune/_trials
     std::string filter;                   // ECMAScript regex searched in benchmark names
-    SellpParams sellp{0, 0, 0, 0};        // SELL-P b, t, sigma, long_row_threshold;
+    SellpParams sellp{0, 0, 0, 0};        // kernel sellp: b, t, sigma, long_row_threshold;
                                           // 0 = spmv::choose_sellp_params
 };
 
-/// Runs the SpMV benchmarks and returns the results document (results_json.hpp schema) with
-/// id `id`. `machine` (may be null) feeds bw_frac_read / bw_frac_triad. Progress goes to
-/// stderr. Throws std::invalid_argument for a bad filter regex, an unknown set, a min_time < 0
-/// or repetitions < 1; kbench::cuda_error on CUDA failures; the matrix readers' errors.
+/// Runs the SpMV benchmarks (each kernel through spmv::SpmvOperator, "auto" included) and
+/// returns the results document (results_json.hpp schema) with id `id`. `machine` (may be null)
+/// feeds bw_frac_read / bw_frac_triad and the auto policy's model (without it the figures are
+/// measured by spmv::machine_figures()). Progress goes to stderr. Throws std::invalid_argument
+/// for a bad filter regex, an unknown set or run options out of range (validate(RunOptions)); kbench::cuda_error on CUDA failures; the matrix readers' errors.
 nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                               const MachineProfile* machine);
 

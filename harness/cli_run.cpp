@@ -37,6 +37,24 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
     sub->add_option("--matrix-dir", source.matrix_dir,
                     "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
 }
+/// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials (defaults: those in `o`).
+void add_run_options(CLI::App* sub, RunOptions& o)
+{
+    sub->add_flag("--cold", o.cold, "flush the L2 cache before each timed launch");
+    sub->add_option("--repetitions", o.repetitions, "repetitions (median reported)")
+        ->capture_default_str();
+    sub->add_option("--min-time", o.min_time, "seconds of GPU time per repetition (0: one "
+                                             "iteration)")
+        ->capture_default_str();
+    sub->add_option("--spmv-tune", o.spmv_tune,
+                    "SpMV kernel 'auto': 'model' (the time model's ranking) or 'trial' (also "
+                    "time the --spmv-trials best modeled configurations once, keep the fastest)")
+        ->capture_default_str();
+    sub->add_option("--spmv-trials", o.spmv_trials,
+                    "with --spmv-tune trial: configurations timed")
+        ->capture_default_str();
+}
+
 }  // namespace
 
 void add_machine_command(CLI::App& app)
@@ -63,6 +81,7 @@ void add_bench_command(CLI::App& app)
         bool no_machine = false;
     };
     auto a = std::make_shared<Args>();
+    a->spmv.run.min_time = 0.2;
     auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommand: spmv)");
     bench->require_subcommand(1);
     auto* sub = bench->add_subcommand("spmv", "SpMV benchmarks over a matrix set (anzt2015 Table 3)");
@@ -70,11 +89,7 @@ void add_bench_command(CLI::App& app)
     sub->add_option("--kernels", a->kernels, "comma-separated kernels (default: all; kbench list "
                                              "--kernels)");
     sub->add_option("--precision", a->precision, "double, float or both")->capture_default_str();
-    sub->add_flag("--cold", a->spmv.cold, "flush the L2 cache before each timed launch");
-    sub->add_option("--repetitions", a->spmv.repetitions, "repetitions (median reported)")
-        ->capture_default_str();
-    sub->add_option("--min-time", a->spmv.min_time, "seconds per repetition (0: one iteration)")
-        ->capture_default_str();
+    add_run_options(sub, a->spmv.run);
     sub->add_option("--filter", a->spmv.filter, "regex on benchmark names "
                                                 "spmv/<kernel>/<precision>/<matrix>");
     sub->add_option("--json", a->json, "write the results JSON to FILE");
@@ -112,11 +127,7 @@ void add_reproduce_command(CLI::App& app)
     sub->add_option("id", o->id, "reproduction id (kbench list --ids) or 'all'")->required();
     add_source_options(sub, o->source);
     sub->add_option("--results-dir", o->results_root, "results tree root")->capture_default_str();
-    sub->add_flag("--cold", o->cold, "flush the L2 cache before each timed launch");
-    sub->add_option("--repetitions", o->repetitions, "repetitions (median reported)")
-        ->capture_default_str();
-    sub->add_option("--min-time", o->min_time, "seconds of GPU time per repetition")
-        ->capture_default_str();
+    add_run_options(sub, o->run);
     sub->callback([o] { exit_status() = run_reproduce(*o); });
 }
 

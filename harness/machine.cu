@@ -4,6 +4,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/machine_probe.hpp"
 #include "kernels/stream.hpp"
 
 #include <fmt/format.h>
@@ -149,6 +150,8 @@ MachineProfile measure_machine(std::ostream* log)
     latencies(m, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
+    if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
+    m.spmv = spmv::measure_machine_figures();
     return m;
 }
 
@@ -166,6 +169,13 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
                m.reduction_roundtrip_latency_us);
     fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
     fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, DRAM (us)", m.spmv.dram_latency_us);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, L2 (us)", m.spmv.l2_latency_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "one empty launch, CUDA events (us)", m.spmv.launch_us);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "load factor of dependent steps", m.spmv.load_factor);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "SELL-P streaming efficiency", m.spmv.sellp_efficiency);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "CSR-Adaptive streaming efficiency", m.spmv.csr_efficiency);
 }
 
 }  // namespace kbench::harness

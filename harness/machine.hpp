@@ -4,6 +4,8 @@
 // and each host round trip of a dot product.
 #pragma once
 
+#include "models/spmv_time.hpp"
+
 #include <cstddef>
 #include <iosfwd>
 
@@ -19,11 +21,13 @@ struct MachineProfile {
     double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
+    models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
 };
 
 /// Measures the profile of the current device: bandwidth on arrays of >= 2^28 doubles and >= 8x
 /// the L2 size (median of 20 reps after warm-up, CUDA events), launch latencies (median of
-/// host wall-clock samples), reduction round trip, dgemm. Progress lines go to `log` when given.
+/// host wall-clock samples), reduction round trip, dgemm, and the SpMV time model's figures
+/// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log` when given.
 /// Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no device, out of
 /// memory).
 MachineProfile measure_machine(std::ostream* log = nullptr);

@@ -8,41 +8,11 @@
 
 namespace kbench::harness {
 
-const std::vector<Reproduction>& reproductions()
-{
-    static const std::vector<Reproduction> table{
-        {"anzt2015/table2", "anzt2015 Table 2: test matrices (size, nonzeros, row lengths, SELL-P padding)",
-         "default", StudyKind::matrix_stats, "anzt2015/table3"},
-        {"anzt2015/table3", "anzt2015 Table 3: SpMV (CSR scalar/vector, SELL-P, cuSPARSE) run time, "
-                            "GB/s and GFlop/s, double precision",
-         "default", StudyKind::spmv_timing},
-    };
-    return table;
-}
-
-namespace {
-std::vector<std::string> reproduction_ids()
-{
-    std::vector<std::string> ids;
-    for (const auto& r : reproductions()) ids.push_back(r.id);
-    return ids;
-}
-}  // namespace
-
 std::string join(const std::vector<std::string>& names, const std::string& sep)
 {
     std::string out;
     for (std::size_t i = 0; i < names.size(); ++i) out += (i ? sep : "") + names[i];
     return out;
-}
-
-const Reproduction& find_reproduction(const std::string& id)
-{
-    for (const auto& r : reproductions()) {
-        if (r.id == id) return r;
-    }
-    throw std::invalid_argument("unknown reproduction id '" + id + "' (valid ids: " +
-                                join(reproduction_ids()) + ", all)");
 }
 
 std::pair<std::string, std::string> split_id(const std::string& id)
@@ -58,8 +28,9 @@ std::pair<std::string, std::string> split_id(const std::string& id)
 
 const std::vector<std::string>& spmv_kernels()
 {
-    static const std::vector<std::string> kernels{"csr_scalar", "csr_vector", "sellp",
-                                                  "cusparse_csr", "cusparse_sell"};
+    static const std::vector<std::string> kernels{"csr_scalar",   "csr_vector",   "csr_adaptive",
+                                                  "sellp",        "cusparse_csr", "cusparse_sell",
+                                                  "auto"};
     return kernels;
 }
 

@@ -1,36 +1,13 @@
-// Names the harness accepts: reproduction ids, SpMV kernels, precisions, benchmark names, and
-// the results layout results/<gpu-slug>/<study>/<item>/ that maps an id to a directory.
+// Names the harness accepts: the shape of reproduction ids, SpMV kernels, precisions, benchmark
+// names, and the results layout results/<gpu-slug>/<study>/<item>/ that maps an id to a
+// directory. The reproductions themselves are registered by their studies (study.hpp).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbench::harness {
-
-/// What a reproduction runs.
-enum class StudyKind {
-    spmv_timing,  // SpMV benchmarks over a matrix set (anzt2015 Table 3)
-    matrix_stats,  // matrix statistics only, no timing (anzt2015 Table 2)
-};
-
-/// One reproducible table or figure: id "<study>/<item>", e.g. "anzt2015/table3".
-struct Reproduction {
-    std::string id;
-    std::string description;
-    std::string default_set;  // matrix set used when --set is not given
-    StudyKind kind;
-    /// Without a GPU and with no stored results of its own, the id whose stored results.json
-    /// render.py can render this id from (empty: none). Table 2 needs only the matrix stats
-    /// that every Table 3 results file carries.
-    std::string render_from = {};
-};
-
-/// Every registered reproduction, in listing order.
-const std::vector<Reproduction>& reproductions();
-
-/// The reproduction with this id. Throws std::invalid_argument naming the id and listing the
-/// valid ones.
-const Reproduction& find_reproduction(const std::string& id);
 
 /// Splits "<study>/<item>" into its two parts. Throws std::invalid_argument when the id does
 /// not have exactly one '/' with non-empty parts on both sides.

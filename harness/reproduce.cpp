@@ -1,19 +1,22 @@
 #include "harness/reproduce.hpp"
 
-#include "harness/bench_spmv.hpp"
 #include "harness/process.hpp"
 #include "harness/registry.hpp"
 #include "harness/results_json.hpp"
 #include "kernels/base/device.hpp"
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <utility>
 
 namespace kbench::harness {
 
@@ -49,6 +52,46 @@ std::vector<std::string> stored_results(const std::string& results_root, const s
     return found;
 }
 
+std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id)
+{
+    std::vector<std::string> gpus;
+    for (const auto& f : stored_results(results_root, id)) {
+        // <root>/<gpu>/<study>/<item>/results.json
+        gpus.push_back(fs::path(f).parent_path().parent_path().parent_path().filename().string());
+    }
+    return gpus;
+}
+
+namespace {
+
+bool on_path(const std::string& program)
+{
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path != nullptr ? path : "");
+    std::string dir;
+    std::error_code ec;
+    while (std::getline(dirs, dir, ':')) {
+        const fs::path file = fs::path(dir.empty() ? "." : dir) / program;
+        if (fs::is_regular_file(file, ec) && ::access(file.c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+MachineFacts probe_machine_facts()
+{
+    MachineFacts facts;
+    facts.gpu_unavailable = gpu_unavailable_reason();
+    if (facts.gpu_unavailable.empty()) {
+        int count = 0;
+        facts.gpus = cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+    }
+    facts.nsight_compute = on_path("ncu");
+    facts.mpi = false;  // no MPI build of kbench yet
+    return facts;
+}
+
 namespace {
 
 std::vector<std::string> selected_ids(const std::string& id)
@@ -72,7 +115,7 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
         auto files = stored_results(options.results_root, id);
         std::vector<std::string> out_dirs;
         for (const auto& f : files) out_dirs.push_back(fs::path(f).parent_path().string());
-        const std::string& from = find_reproduction(id).render_from;
+        const std::string& from = find_reproduction(id).derive_from;
         if (files.empty() && !from.empty()) {
             const auto [study, item] = split_id(id);
             for (const auto& f : stored_results(options.results_root, from)) {
@@ -102,54 +145,35 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
                        options.results_root);
             return 0;
         }
-        fmt::print(stderr, "kbench: error: nothing stored for {}: run it on a machine with a GPU\n",
-                   options.id);
+        fmt::print(stderr, "kbench: error: nothing stored for {}: run it on a machine with {}\n",
+                   options.id, describe_needs(find_reproduction(options.id).needs));
         return 1;
     }
     return 0;
 }
 
-}  // namespace
-
-int run_reproduce(const ReproduceOptions& options)
+/// Runs `ids` (in that order) on this machine, writes and renders each results document.
+int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
+                const MachineFacts& facts)
 {
-    const std::vector<std::string> ids = selected_ids(options.id);
-    const std::string reason = gpu_unavailable_reason();
-    if (!reason.empty()) return render_stored(options, ids, reason);
-
-    const std::string gpu = query_device().name;
-    const MachineProfile machine = measure_machine(&std::cerr);
-    // Timing studies first, so that a statistics-only id whose render_from study ran in this
-    // invocation reuses that study's matrix statistics instead of building every matrix again.
-    std::vector<std::string> order = ids;
-    std::stable_partition(order.begin(), order.end(), [](const std::string& id) {
-        return find_reproduction(id).kind == StudyKind::spmv_timing;
-    });
-    std::map<std::string, nlohmann::json> done;
+    const bool gpu = facts.gpu_unavailable.empty();
+    const std::string machine_name = gpu ? query_device().name : no_gpu_machine_name;
+    std::optional<MachineProfile> machine;
+    if (gpu) machine = measure_machine(&std::cerr);
+    std::map<std::string, nlohmann::json> done;  // results of the ids run so far
     int status = 0;
-    for (const auto& id : order) {
+    for (const auto& id : ids) {
         const Reproduction& r = find_reproduction(id);
-        MatrixSource source = options.source;
-        if (source.set.empty()) source.set = r.default_set;
-        nlohmann::json doc;
-        if (r.kind == StudyKind::spmv_timing) {
-            SpmvOptions spmv;
-            spmv.source = source;
-            spmv.kernels = spmv_kernels();
-            spmv.precisions = {"double"};
-            spmv.cold = options.cold;
-            spmv.repetitions = options.repetitions;
-            spmv.min_time = options.min_time;
-            doc = run_spmv_study(spmv, id, &machine);
-        } else if (!r.render_from.empty() && done.count(r.render_from) != 0) {
-            doc = done.at(r.render_from);
-            doc["benchmarks"] = nlohmann::json::array();
-            doc["context"]["kbench"]["id"] = id;
-        } else {
-            doc = run_stats_study(source, id, &machine);
-        }
-        done[id] = doc;
-        const std::string dir = results_dir(options.results_root, gpu, id);
+        StudyRun run;
+        run.id = id;
+        run.source = options.source;
+        if (run.source.set.empty()) run.source.set = r.default_set;
+        run.options = options.run;
+        run.machine = machine ? &*machine : nullptr;
+        const auto from = done.find(r.derive_from);
+        if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
+        const nlohmann::json doc = r.run(run);
+        const std::string dir = results_dir(options.results_root, machine_name, id);
         const std::string file = (fs::path(dir) / "results.json").string();
         write_json_file(doc, file);
         fmt::print(stderr, "kbench: wrote {}\n", file);
@@ -158,7 +182,38 @@ int run_reproduce(const ReproduceOptions& options)
             fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n", rc, file);
             status = 1;
         }
+        const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
+            return find_reproduction(other).derive_from == id;
+        });
+        if (derived_later) done.emplace(id, doc);
     }
+    return status;
+}
+
+}  // namespace
+
+int run_reproduce(const ReproduceOptions& options)
+{
+    const std::vector<std::string> order = run_order(selected_ids(options.id), reproductions());
+    const MachineFacts facts = probe_machine_facts();
+    std::vector<std::pair<std::string, std::vector<std::string>>> unmet;  // reason -> its ids
+    std::vector<std::string> runnable;
+    for (const auto& id : order) {
+        const std::string reason = unmet_need(find_reproduction(id).needs, facts);
+        if (reason.empty()) {
+            runnable.push_back(id);
+            continue;
+        }
+        auto group = std::find_if(unmet.begin(), unmet.end(),
+                                  [&](const auto& g) { return g.first == reason; });
+        if (group == unmet.end()) group = unmet.insert(unmet.end(), {reason, {}});
+        group->second.push_back(id);
+    }
+    int status = 0;
+    for (const auto& [reason, ids] : unmet) {
+        status = std::max(status, render_stored(options, ids, reason));
+    }
+    if (!runnable.empty()) status = std::max(status, run_studies(options, runnable, facts));
     return status;
 }
 

@@ -1,7 +1,9 @@
-// `kbench reproduce <id>|all`: run a registered study and render its table and figure, or,
-// without a GPU, re-render the results stored in the results tree.
+// `kbench reproduce <id>|all`: run registered reproductions (study.hpp) and render their tables
+// and figures; an id whose needs this machine does not meet (no GPU, too few GPUs, no ncu, no
+// MPI) is not run: its results stored in the results tree are re-rendered instead.
 #pragma once
 
+#include "harness/study.hpp"
 #include "harness/study_context.hpp"
 
 #include <string>
@@ -13,9 +15,7 @@ struct ReproduceOptions {
     std::string id;                 // a registered id or "all"
     MatrixSource source;            // source.set empty = each reproduction's default set
     std::string results_root;       // default <source>/results
-    bool cold = false;
-    int repetitions = 10;
-    double min_time = 0.05;         // seconds of GPU time per repetition
+    RunOptions run;                 // passed to every runner
 };
 
 /// Python interpreter for the analysis: $KBENCH_PYTHON, else the configure-time KBENCH_PYTHON.
@@ -29,8 +29,20 @@ int render_results(const std::string& results_json, const std::string& id,
 /// Stored results files results_root/*/<study>/<item>/results.json of an id, sorted.
 std::vector<std::string> stored_results(const std::string& results_root, const std::string& id);
 
-/// Runs the reproduction(s) and returns the process exit code. Throws std::invalid_argument for
-/// an unknown id (listing the valid ones).
+/// The <gpu> folder names of stored_results(results_root, id), sorted (e.g. {"NVIDIA_H200"}).
+std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id);
+
+/// Name under which results are stored when no GPU is present (a study with needs.gpus == 0
+/// run on such a machine writes results_root/cpu/<study>/<item>/).
+inline const char* const no_gpu_machine_name = "cpu";
+
+/// This machine's facts for StudyNeeds: GPU availability and count (cudaGetDeviceCount), `ncu`
+/// on PATH, MPI (never yet). Never throws.
+MachineFacts probe_machine_facts();
+
+/// Runs the reproduction(s) in run_order (derive_from first) and returns the process exit code.
+/// Ids whose needs are unmet are rendered from stored results, with the reason said once per
+/// reason. Throws std::invalid_argument for an unknown id (listing the valid ones).
 int run_reproduce(const ReproduceOptions& options);
 
 }  // namespace kbench::harness

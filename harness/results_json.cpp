@@ -38,7 +38,20 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"launch_sync_roundtrip_us", m.launch_sync_roundtrip_us},
          {"reduction_roundtrip_latency_us", m.reduction_roundtrip_latency_us},
          {"dgemm_gflops", m.dgemm_gflops},
-         {"bandwidth_bytes", m.bandwidth_bytes}};
+         {"bandwidth_bytes", m.bandwidth_bytes},
+         {"spmv_model",
+          {{"dram_gbps", m.spmv.dram_gbps},
+           {"l2_gbps", m.spmv.l2_gbps},
+           {"dram_latency_us", m.spmv.dram_latency_us},
+           {"l2_latency_us", m.spmv.l2_latency_us},
+           {"launch_us", m.spmv.launch_us},
+           {"l2_bytes", m.spmv.l2_bytes},
+           {"sm_count", m.spmv.sm_count},
+           {"max_threads_per_sm", m.spmv.max_threads_per_sm},
+           {"max_blocks_per_sm", m.spmv.max_blocks_per_sm},
+           {"load_factor", m.spmv.load_factor},
+           {"sellp_efficiency", m.spmv.sellp_efficiency},
+           {"csr_efficiency", m.spmv.csr_efficiency}}}};
 }
 
 void to_json(nlohmann::json& j, const GitInfo& g) { j = {{"sha", g.sha}, {"dirty", g.dirty}}; }

@@ -9,6 +9,18 @@
 
 namespace kbench::harness {
 
+void validate(const RunOptions& o)
+{
+    if (o.repetitions < 1)
+        throw std::invalid_argument("--repetitions must be >= 1, got " + std::to_string(o.repetitions));
+    if (!(o.min_time >= 0.0))
+        throw std::invalid_argument("--min-time must be >= 0 seconds, got " + std::to_string(o.min_time));
+    if (o.spmv_tune != "model" && o.spmv_tune != "trial")
+        throw std::invalid_argument("--spmv-tune '" + o.spmv_tune + "' is not one of: model, trial");
+    if (o.spmv_trials < 1)
+        throw std::invalid_argument("--spmv-trials must be >= 1, got " + std::to_string(o.spmv_trials));
+}
+
 std::vector<std::string>& command_argv()
 {
     static std::vector<std::string> argv;

@@ -22,6 +22,20 @@ struct MatrixSource {
     std::string matrix_dir;        // --matrix-dir; empty = $KBENCH_MATRIX_DIR
 };
 
+/// Options of every timed run: `kbench bench spmv`, `kbench reproduce` and the studies' runners.
+struct RunOptions {
+    bool cold = false;        // flush the L2 cache before every timed launch
+    int repetitions = 10;     // timed repetitions (median reported)
+    double min_time = 0.05;   // seconds of GPU time per repetition; 0 = exactly one iteration
+    std::string spmv_tune = "model";  // how SpMV operators of policy auto choose: "model" (the
+                                      // time model's ranking) or "trial" (also time the
+    int spmv_trials = 3;              // spmv_trials best modeled configurations once)
+};
+
+/// Throws std::invalid_argument naming the option when `o` is out of range (repetitions < 1,
+/// min_time < 0, spmv_tune not model/trial, spmv_trials < 1).
+void validate(const RunOptions& o);
+
 /// The command line of this run (set once by main).
 std::vector<std::string>& command_argv();
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/spmv_plan.hpp"
 #include "matrices/csr.hpp"
 #include "matrices/sellp.hpp"
 
@@ -23,6 +24,24 @@ struct DeviceCsr {
     CsrView<T> view() const
     {
         return {num_rows, num_cols, nnz, row_ptr.data(), col_idx.data(), values.data()};
+    }
+};
+
+/// A CSR matrix and its CSR-Adaptive plan (kernels/spmv_plan.hpp) on the device. Throws
+/// kbench::cuda_error when allocation fails.
+template <typename T>
+struct DeviceCsrAdaptive {
+    DeviceCsr<T> csr;
+    device_buffer<CsrRowBlock> blocks;
+    device_buffer<index_type> long_rows;
+
+    DeviceCsrAdaptive(const Csr<T>& a, const CsrAdaptivePlan& plan)
+        : csr{a}, blocks{plan.blocks}, long_rows{plan.long_rows}
+    {}
+    CsrAdaptiveView<T> view() const
+    {
+        return {csr.view(), static_cast<index_type>(blocks.size()), blocks.data(),
+                static_cast<index_type>(long_rows.size()), long_rows.data()};
     }
 };
 

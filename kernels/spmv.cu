@@ -23,6 +23,8 @@ constexpr int vector_block_size = 256;
 constexpr int sellp_max_block_size = 1024;
 constexpr int long_row_block_size = 256;  // threads per long row (one block each)
 constexpr int unroll = 4;  // independent loads in flight per thread
+constexpr int adaptive_block_size = 256;  // 8 warps, one CSR-Adaptive row block each
+constexpr int adaptive_items = csr_adaptive_block_nnz / 32;  // entries per lane
 
 /// y = alpha*sum (+ beta*y when beta != 0: y is not read otherwise).
 template <typename T>
@@ -32,7 +34,9 @@ __device__ __forceinline__ void store_result(T* __restrict__ y, index_type row, 
     y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-/// Sums entries [begin, end) with a stride, `unroll` independent loads at a time.
+/// Sums entries [begin, end) with a stride, `unroll` independent loads at a time: each step
+/// issues the column indices and values of `unroll` entries (predicated past the end), then their
+/// x gathers, so a thread waits for two load latencies per `unroll` entries.
 template <typename T, typename Acc>
 __device__ __forceinline__ Acc strided_dot(const index_type* __restrict__ col_idx,
                                            const T* __restrict__ values,
@@ -40,19 +44,20 @@ __device__ __forceinline__ Acc strided_dot(const index_type* __restrict__ col_id
                                            index_type end, index_type stride)
 {
     Acc sum{0};
-    index_type k = begin;
-    for (; k + (unroll - 1) * stride < end; k += unroll * stride) {
+    for (std::int64_t k = begin; k < end; k += std::int64_t{unroll} * stride) {
         index_type c[unroll];
         T v[unroll];
 #pragma unroll
         for (int u = 0; u < unroll; ++u) {
-            c[u] = __ldcs(col_idx + k + u * stride);
-            v[u] = __ldcs(values + k + u * stride);
+            const std::int64_t kk = k + std::int64_t{u} * stride;
+            c[u] = kk < end ? __ldcs(col_idx + kk) : 0;
+            v[u] = kk < end ? __ldcs(values + kk) : T{0};
         }
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) sum += v[u] * __ldg(x + c[u]);
+        for (int u = 0; u < unroll; ++u) {
+            if (k + std::int64_t{u} * stride < end) sum += v[u] * __ldg(x + c[u]);
+        }
     }
-    for (; k < end; k += stride) sum += __ldcs(values + k) * __ldg(x + __ldcs(col_idx + k));
     return sum;
 }
 
@@ -140,26 +145,28 @@ __global__ void __launch_bounds__(sellp_max_block_size)
     store_result(y, dst, alpha, sum, beta);
 }
 
-/// Long-row part of SELL-P: block k sums long row k with long_row_block_size threads (strided,
-/// `unroll` loads in flight each), reduces the partial sums with a warp shuffle and then across
-/// the block's warps through shared memory (fixed order: deterministic, no atomics), and thread
-/// 0 adds alpha*sum to y[long_rows[k]], which the SELL-P pass already set to beta*y_old (or 0).
-template <typename T>
+/// Long rows, one block of long_row_block_size threads per row: block k sums row
+/// rows[k] (strided, `unroll` loads in flight per thread), reduces the partial sums with a warp
+/// shuffle and then across the block's warps through shared memory (fixed order: deterministic,
+/// no atomics). InCsr: the row's entries are [range_ptr[row], range_ptr[row + 1]) of the CSR
+/// arrays and thread 0 stores alpha*sum + beta*y (CSR-Adaptive's long rows); otherwise they are
+/// [range_ptr[k], range_ptr[k + 1]) of a separate long part and thread 0 adds alpha*sum to y,
+/// which the SELL-P pass already set to beta*y_old (or 0).
+template <typename T, bool InCsr>
 __global__ void __launch_bounds__(long_row_block_size)
-    sellp_long_rows_kernel(const index_type* __restrict__ long_rows,
-                           const index_type* __restrict__ long_row_ptr,
-                           const index_type* __restrict__ long_col_idx,
-                           const T* __restrict__ long_values, T alpha, const T* __restrict__ x,
-                           T* __restrict__ y)
+    long_rows_kernel(const index_type* __restrict__ rows, const index_type* __restrict__ range_ptr,
+                     const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                     T alpha, const T* __restrict__ x, T beta, T* __restrict__ y)
 {
     constexpr int warps = long_row_block_size / 32;
     __shared__ T warp_sums[warps];
     const index_type k = static_cast<index_type>(blockIdx.x);
-    const index_type begin = __ldg(long_row_ptr + k);
-    const index_type end = __ldg(long_row_ptr + k + 1);
-    T sum = strided_dot<T, T>(long_col_idx, long_values, x,
-                              begin + static_cast<index_type>(threadIdx.x), end,
-                              long_row_block_size);
+    const index_type row = __ldg(rows + k);
+    const index_type q = InCsr ? row : k;
+    const index_type begin = __ldg(range_ptr + q);
+    const index_type end = __ldg(range_ptr + q + 1);
+    T sum = strided_dot<T, T>(col_idx, values, x, begin + static_cast<index_type>(threadIdx.x),
+                              end, long_row_block_size);
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2)
         sum += __shfl_down_sync(0xffffffffu, sum, offset);
@@ -172,9 +179,73 @@ __global__ void __launch_bounds__(long_row_block_size)
 #pragma unroll
     for (int offset = warps / 2; offset > 0; offset /= 2)
         sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    if (lane == 0) {
-        const index_type row = __ldg(long_rows + k);
-        y[row] += alpha * sum;
+    if (lane != 0) return;
+    if constexpr (InCsr) store_result(y, row, alpha, sum, beta);
+    else y[row] += alpha * sum;
+}
+
+/// CSR-Adaptive (see kernels/spmv.hpp): warp w of the grid takes row block w. Its lanes first
+/// issue the row pointers of their first row (independent of the products), then all
+/// adaptive_items column indices and values of the block (coalesced, entry nnz_begin + lane +
+/// 32u), then the x gathers; the products go to the warp's shared-memory slice, and each row is
+/// summed there by s lanes (s a power of two, rows * s <= 32) finished by a width-s shuffle, or,
+/// in blocks of more than 32 rows, by one lane per row in turn.
+template <typename T>
+__global__ void __launch_bounds__(adaptive_block_size)
+    csr_adaptive_kernel(index_type num_blocks, const CsrRowBlock* __restrict__ blocks,
+                        const index_type* __restrict__ row_ptr,
+                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                        T alpha, const T* __restrict__ x, T beta, T* __restrict__ y)
+{
+    constexpr int warps = adaptive_block_size / 32;
+    __shared__ T products[warps][csr_adaptive_block_nnz];
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const std::int64_t w = std::int64_t{blockIdx.x} * warps + warp;
+    if (w >= num_blocks) return;  // whole warps only: w is uniform over the warp
+    const int4 blk = __ldg(reinterpret_cast<const int4*>(blocks) + w);
+    const index_type rs = blk.x, re = blk.y, k0 = blk.z, k1 = blk.w;
+    const index_type rows = re - rs;
+    int s = 1;
+    while (s < 32 && rows * 2 * s <= 32) s *= 2;
+    index_type r = rs + (rows <= 32 ? lane / s : lane);
+    index_type a = 0, e = 0;
+    if (r < re) {
+        a = __ldg(row_ptr + r) - k0;
+        e = __ldg(row_ptr + r + 1) - k0;
+    }
+    T* prod = products[warp];
+    {
+        index_type c[adaptive_items];
+        T v[adaptive_items];
+#pragma unroll
+        for (int u = 0; u < adaptive_items; ++u) {
+            const index_type k = k0 + lane + 32 * u;
+            c[u] = k < k1 ? __ldcs(col_idx + k) : 0;
+            v[u] = k < k1 ? __ldcs(values + k) : T{0};
+        }
+#pragma unroll
+        for (int u = 0; u < adaptive_items; ++u) {
+            if (k0 + lane + 32 * u < k1) prod[lane + 32 * u] = v[u] * __ldg(x + c[u]);
+        }
+    }
+    __syncwarp();
+    if (rows <= 32) {
+        T sum{0};
+        for (index_type j = a + lane % s; j < e; j += s) sum += prod[j];
+        for (int offset = s / 2; offset > 0; offset /= 2)
+            sum += __shfl_down_sync(0xffffffffu, sum, offset, s);
+        if (r < re && lane % s == 0) store_result(y, r, alpha, sum, beta);
+        return;
+    }
+    for (; r < re; r += 32) {
+        if (r != rs + lane) {
+            a = __ldg(row_ptr + r) - k0;
+            e = __ldg(row_ptr + r + 1) - k0;
+        }
+        T sum{0};
+        for (index_type j = a; j < e; ++j) sum += prod[j];
+        store_result(y, r, alpha, sum, beta);
     }
 }
 
@@ -213,9 +284,9 @@ void launch_sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cuda
         y);
     KBENCH_CUDA_CHECK_LAUNCH();
     if (a.num_long_rows > 0) {
-        sellp_long_rows_kernel<T>
+        long_rows_kernel<T, false>
             <<<static_cast<unsigned>(a.num_long_rows), long_row_block_size, 0, stream>>>(
-                a.long_rows, a.long_row_ptr, a.long_col_idx, a.long_values, alpha, x, y);
+                a.long_rows, a.long_row_ptr, a.long_col_idx, a.long_values, alpha, x, beta, y);
         KBENCH_CUDA_CHECK_LAUNCH();
     }
 }
@@ -312,10 +383,37 @@ void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_
     }
 }
 
+template <typename T>
+void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y,
+                  cudaStream_t stream)
+{
+    check_csr(a.csr, "spmv::csr_adaptive");
+    if ((a.num_blocks > 0 && a.blocks == nullptr) ||
+        (a.num_long_rows > 0 && a.long_rows == nullptr) || a.num_blocks < 0 ||
+        a.num_long_rows < 0)
+        throw std::invalid_argument("spmv::csr_adaptive: plan of " + std::to_string(a.num_blocks) +
+                                    " blocks and " + std::to_string(a.num_long_rows) +
+                                    " long rows has null or negative arrays");
+    if (a.num_blocks > 0) {
+        constexpr int warps = adaptive_block_size / 32;
+        const auto grid = static_cast<unsigned>((std::int64_t{a.num_blocks} + warps - 1) / warps);
+        csr_adaptive_kernel<T><<<grid, adaptive_block_size, 0, stream>>>(
+            a.num_blocks, a.blocks, a.csr.row_ptr, a.csr.col_idx, a.csr.values, alpha, x, beta, y);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+    if (a.num_long_rows > 0) {
+        long_rows_kernel<T, true>
+            <<<static_cast<unsigned>(a.num_long_rows), long_row_block_size, 0, stream>>>(
+                a.long_rows, a.csr.row_ptr, a.csr.col_idx, a.csr.values, alpha, x, beta, y);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
 #define KBENCH_INSTANTIATE_SPMV(T)                                                          \
     template void csr_scalar<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t);       \
     template void csr_vector<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t, int);  \
-    template void sellp<T>(const SellpView<T>&, T, const T*, T, T*, cudaStream_t)
+    template void sellp<T>(const SellpView<T>&, T, const T*, T, T*, cudaStream_t);          \
+    template void csr_adaptive<T>(const CsrAdaptiveView<T>&, T, const T*, T, T*, cudaStream_t)
 KBENCH_INSTANTIATE_SPMV(float);
 KBENCH_INSTANTIATE_SPMV(double);
 #undef KBENCH_INSTANTIATE_SPMV

@@ -11,6 +11,7 @@
 
 #include "matrices/csr.hpp"
 #include "matrices/sellp.hpp"
+#include "kernels/spmv_plan.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -46,6 +47,18 @@ int choose_csr_subwarp(const CsrView<float>& a);
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream);
 
+/// CSR-Adaptive SpMV (Greathouse & Daga, SC14; kbench variant): the rows are grouped into row
+/// blocks of at most csr_adaptive_block_nnz nonzeros (make_csr_adaptive_plan); one warp per block
+/// loads the block's entries coalesced (8 per lane, all in flight at once), multiplies them by the
+/// gathered x into shared memory and reduces each row there with s lanes per row (s the largest
+/// power of two with rows * s <= 32; one lane per row in turn for blocks of more than 32 rows).
+/// Rows longer than a block (the plan's long rows) are reduced by a second kernel on the same
+/// stream, one block of 256 threads per row. Deterministic (no atomics). The view's plan must
+/// have been made from the same matrix.
+template <typename T>
+void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y,
+                  cudaStream_t stream);
+
 /// Default SELL-P parameters for the `sellp` kernel, from the mean row length m = nnz/num_rows
 /// (host or device view: only the sizes are read): t = largest power of two <= m/16, clamped to
 /// [1, 32]; b = 64 when t = 1, else 32; sigma = 1 (no row permutation); long_row_threshold =
@@ -70,6 +83,11 @@ namespace reference {
 /// CPU reference of every CSR SpMV (scalar and vector compute the same product).
 template <typename T>
 void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y);
+
+/// CPU reference of CSR-Adaptive SpMV, computed block by block from the view's plan (so it checks
+/// the plan as well: a row no block or long row covers keeps its old y).
+template <typename T>
+void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y);
 
 /// CPU reference of SELL-P SpMV, computed from the SELL-P arrays themselves (so it checks the
 /// conversion as well as the kernel), long part included: y[row] = alpha*(slice entries + long

@@ -4,7 +4,10 @@
 
 #include "matrices/sellp.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -27,6 +30,8 @@ struct CusparseSpmv<T>::State {
     device_buffer<index_type> col_idx;
     device_buffer<T> values;
     device_buffer<char> workspace;
+    device_buffer<char> spmm_workspace;
+    index_type num_rows = 0, num_cols = 0;
     cusparseSpMatDescr_t mat = nullptr;
     cusparseDnVecDescr_t vec_x = nullptr;
     cusparseDnVecDescr_t vec_y = nullptr;
@@ -48,11 +53,13 @@ struct CusparseSpmv<T>::State {
 /// Sliced ELL is built with to_sellp(b = 32, t = 1, sigma = 1), whose layout (column-major
 /// slices, element offsets) is cuSPARSE's; padding columns are set to -1 as cuSPARSE requires.
 template <typename T>
-CusparseSpmv<T>::CusparseSpmv(const Csr<T>& a, CusparseFormat format, const T* x, T* y)
+CusparseSpmv<T>::CusparseSpmv(const Csr<T>& a, CusparseFormat format)
     : state_{std::make_unique<State>()}
 {
     State& st = *state_;
     st.format = format;
+    st.num_rows = a.num_rows;
+    st.num_cols = a.num_cols;
     constexpr cudaDataType vt = value_type_of<T>();
     if (format == CusparseFormat::csr) {
         st.ptr = device_buffer<index_type>(a.row_ptr);
@@ -86,9 +93,11 @@ CusparseSpmv<T>::CusparseSpmv(const Csr<T>& a, CusparseFormat format, const T* x
             slice, st.ptr.data(), st.col_idx.data(), st.values.data(), CUSPARSE_INDEX_32I,
             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt));
     }
-    KBENCH_CUSPARSE_CHECK(
-        cusparseCreateDnVec(&st.vec_x, a.num_cols, const_cast<T*>(x), vt));
-    KBENCH_CUSPARSE_CHECK(cusparseCreateDnVec(&st.vec_y, a.num_rows, y, vt));
+    // Workspace query and preprocessing need vectors: scratch ones, replaced in every run().
+    device_buffer<T> x(std::max<std::size_t>(1, std::size_t(a.num_cols)));
+    device_buffer<T> y(std::max<std::size_t>(1, std::size_t(a.num_rows)));
+    KBENCH_CUSPARSE_CHECK(cusparseCreateDnVec(&st.vec_x, a.num_cols, x.data(), vt));
+    KBENCH_CUSPARSE_CHECK(cusparseCreateDnVec(&st.vec_y, a.num_rows, y.data(), vt));
     const T alpha{1}, beta{0};
     std::size_t bytes = 0;
     KBENCH_CUSPARSE_CHECK(cusparseSpMV_bufferSize(st.handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
@@ -106,13 +115,61 @@ template <typename T>
 CusparseSpmv<T>::~CusparseSpmv() = default;
 
 template <typename T>
-void CusparseSpmv<T>::run(T alpha, T beta, cudaStream_t stream)
+void CusparseSpmv<T>::run(T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
     State& st = *state_;
+    KBENCH_CUSPARSE_CHECK(cusparseDnVecSetValues(st.vec_x, const_cast<T*>(x)));
+    KBENCH_CUSPARSE_CHECK(cusparseDnVecSetValues(st.vec_y, y));
     KBENCH_CUSPARSE_CHECK(cusparseSetStream(st.handle, stream));
     KBENCH_CUSPARSE_CHECK(cusparseSpMV(st.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
                                        st.mat, st.vec_x, &beta, st.vec_y, value_type_of<T>(),
                                        st.algorithm(), st.workspace.data()));
+}
+
+template <typename T>
+void CusparseSpmv<T>::run_block(T alpha, const T* x, index_type ldx, T beta, T* y,
+                                index_type ldy, index_type k, cudaStream_t stream)
+{
+    State& st = *state_;
+    if (k < 0 || ldx < std::max<index_type>(st.num_cols, 1) ||
+        ldy < std::max<index_type>(st.num_rows, 1))
+        throw std::invalid_argument("CusparseSpmv::run_block: k = " + std::to_string(k) +
+                                    ", ldx = " + std::to_string(ldx) + ", ldy = " +
+                                    std::to_string(ldy) + ", expected k >= 0, ldx >= " +
+                                    std::to_string(st.num_cols) + ", ldy >= " +
+                                    std::to_string(st.num_rows));
+    if (k == 0) return;
+    if (st.format == CusparseFormat::sliced_ell) {
+        for (index_type j = 0; j < k; ++j)
+            run(alpha, x + std::int64_t{j} * ldx, beta, y + std::int64_t{j} * ldy, stream);
+        return;
+    }
+    constexpr cudaDataType vt = value_type_of<T>();
+    cusparseDnMatDescr_t mx = nullptr, my = nullptr;
+    KBENCH_CUSPARSE_CHECK(cusparseCreateDnMat(&mx, st.num_cols, k, ldx, const_cast<T*>(x), vt,
+                                              CUSPARSE_ORDER_COL));
+    const auto destroy = [&] {
+        if (my != nullptr) cusparseDestroyDnMat(my);
+        cusparseDestroyDnMat(mx);
+    };
+    try {
+        KBENCH_CUSPARSE_CHECK(cusparseCreateDnMat(&my, st.num_rows, k, ldy, y, vt,
+                                                  CUSPARSE_ORDER_COL));
+        KBENCH_CUSPARSE_CHECK(cusparseSetStream(st.handle, stream));
+        std::size_t bytes = 0;
+        KBENCH_CUSPARSE_CHECK(cusparseSpMM_bufferSize(
+            st.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+            st.mat, mx, &beta, my, vt, CUSPARSE_SPMM_CSR_ALG1, &bytes));
+        if (bytes > st.spmm_workspace.size()) st.spmm_workspace = device_buffer<char>(bytes);
+        KBENCH_CUSPARSE_CHECK(cusparseSpMM(st.handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                           CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st.mat, mx,
+                                           &beta, my, vt, CUSPARSE_SPMM_CSR_ALG1,
+                                           st.spmm_workspace.data()));
+    } catch (...) {
+        destroy();
+        throw;
+    }
+    destroy();
 }
 
 template <typename T>

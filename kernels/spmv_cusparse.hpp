@@ -16,21 +16,27 @@ enum class CusparseFormat {
     sliced_ell,  // cusparseCreateSlicedEll (slice size 32, padding col -1), CUSPARSE_SPMV_SELL_ALG1
 };
 
-/// y = alpha*A*x + beta*y through cusparseSpMV. The constructor builds the cuSPARSE descriptors
-/// (uploading its own copy of A in the requested storage), queries and allocates the workspace
-/// and runs cusparseSpMV_preprocess, so that run() does only the product. x and y are device
-/// arrays of num_cols and num_rows entries that must outlive this object.
+/// A matrix in cuSPARSE's storage, multiplied through cuSPARSE's generic API: y = alpha*A*x +
+/// beta*y with cusparseSpMV, and Y = alpha*A*X + beta*Y on n x k column-major blocks with
+/// cusparseSpMM (CSR, CUSPARSE_SPMM_CSR_ALG1; sliced ELL has no SpMM in cuSPARSE, so one SpMV
+/// per column). The constructor uploads its own copy of A, queries and allocates the SpMV
+/// workspace and runs cusparseSpMV_preprocess, so that a product does only the product; the
+/// vectors are given per call (the descriptors' pointers are reset with cusparseDnVecSetValues).
 /// Throws kbench::cuda_error on any cuSPARSE/CUDA failure.
 template <typename T>
 class CusparseSpmv {
 public:
-    CusparseSpmv(const Csr<T>& a, CusparseFormat format, const T* x, T* y);
+    CusparseSpmv(const Csr<T>& a, CusparseFormat format);
     ~CusparseSpmv();
     CusparseSpmv(const CusparseSpmv&) = delete;
     CusparseSpmv& operator=(const CusparseSpmv&) = delete;
 
-    /// Enqueues the product on `stream` (the handle's stream is set to it).
-    void run(T alpha, T beta, cudaStream_t stream);
+    /// Enqueues y = alpha*A*x + beta*y on `stream` (x: num_cols, y: num_rows device entries).
+    void run(T alpha, const T* x, T beta, T* y, cudaStream_t stream);
+    /// Enqueues Y = alpha*A*X + beta*Y on `stream` (see kernels/spmm.hpp for the layout). A
+    /// larger SpMM workspace than any before is allocated synchronously on first use.
+    void run_block(T alpha, const T* x, index_type ldx, T beta, T* y, index_type ldy,
+                   index_type k, cudaStream_t stream);
     /// Device bytes of the matrix in cuSPARSE's storage (values + indices + pointers).
     std::size_t matrix_bytes() const;
     /// Stored entries including padding (== nnz for CSR).

@@ -66,9 +66,40 @@ void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y)
     }
 }
 
+template <typename T>
+void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y)
+{
+    const CsrView<T>& m = a.csr;
+    const auto row_sum = [&](index_type i) {
+        double sum = 0.0;
+        for (index_type k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k)
+            sum += double(m.values[k]) * double(x[m.col_idx[k]]);
+        return sum;
+    };
+    for (index_type b = 0; b < a.num_blocks; ++b) {
+        const CsrRowBlock& blk = a.blocks[b];
+        if (blk.row_begin < 0 || blk.row_end > m.num_rows || blk.row_begin >= blk.row_end ||
+            blk.nnz_begin != m.row_ptr[blk.row_begin] || blk.nnz_end != m.row_ptr[blk.row_end])
+            throw std::invalid_argument("spmv::reference::csr_adaptive: row block " +
+                                        std::to_string(b) + " does not match the matrix");
+        for (index_type i = blk.row_begin; i < blk.row_end; ++i) store(y, i, alpha, row_sum(i), beta);
+    }
+    for (index_type k = 0; k < a.num_long_rows; ++k) {
+        const index_type i = a.long_rows[k];
+        if (i < 0 || i >= m.num_rows)
+            throw std::invalid_argument("spmv::reference::csr_adaptive: long row " +
+                                        std::to_string(i) + " out of range");
+        store(y, i, alpha, row_sum(i), beta);
+    }
+}
+
 template void csr<float>(const CsrView<float>&, float, const float*, float, float*);
 template void csr<double>(const CsrView<double>&, double, const double*, double, double*);
 template void sellp<float>(const SellpView<float>&, float, const float*, float, float*);
 template void sellp<double>(const SellpView<double>&, double, const double*, double, double*);
+template void csr_adaptive<float>(const CsrAdaptiveView<float>&, float, const float*, float,
+                                  float*);
+template void csr_adaptive<double>(const CsrAdaptiveView<double>&, double, const double*, double,
+                                   double*);
 
 }  // namespace kbench::spmv::reference

@@ -36,6 +36,18 @@ constexpr Traffic csr_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
     return t;
 }
 
+/// CSR-Adaptive SpMV (kernels/spmv.hpp): the CSR traffic plus its plan, `blocks` row blocks of
+/// 4 indices each and `long_rows` row indices of the rows reduced by the long-row kernel.
+constexpr Traffic csr_adaptive_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
+                                    std::int64_t blocks, std::int64_t long_rows, int value_bytes,
+                                    int index_bytes = 4, bool beta_nonzero = false)
+{
+    Traffic t = csr_spmv(n, m, nnz, value_bytes, index_bytes, beta_nonzero);
+    t.bytes_read += static_cast<double>(blocks) * 4 * index_bytes       // row blocks
+                    + static_cast<double>(long_rows) * index_bytes;      // long row indices
+    return t;
+}
+
 /// SELL-P SpMV (anzt2015 Sec. 3.1): `stored` entries including padding in `slices` slices, the
 /// long-row part's entries included; with SELL-C-sigma (`permuted`) the row permutation (n
 /// indices) is read as well. With the long-row split (kbench extension, matrices/sellp.hpp),

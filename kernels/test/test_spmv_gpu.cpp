@@ -1,4 +1,4 @@
-// GPU SpMV kernels (csr_scalar, csr_vector, sellp, cuSPARSE CSR and sliced ELL) against the
+// GPU SpMV kernels (csr_scalar, csr_vector, csr_adaptive, sellp, cuSPARSE CSR and sliced ELL) against the
 // CPU reference, in float and double, label gpu.
 //
 // Tolerance: max_i |y_i - y_ref_i| <= c * eps(T) * max_i (|alpha| sum_j |a_ij||x_j| + |beta||y_i|)
@@ -112,6 +112,13 @@ void check_all_kernels(const Csr<double>& a64)
                              csr_vector(d.view(), al, x, be, y, s, sw);
                          });
     }
+    const DeviceCsrAdaptive<T> adaptive(a, make_csr_adaptive_plan(a.view()));
+    check_product<T>(a,
+                     "csr_adaptive (" + std::to_string(adaptive.blocks.size()) + " blocks, " +
+                         std::to_string(adaptive.long_rows.size()) + " long rows)",
+                     [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+                         csr_adaptive(adaptive.view(), al, x, be, y, s);
+                     });
     SellpParams no_split = choose_sellp_params(a.view());
     no_split.long_row_threshold = 0;
     std::vector<SellpParams> params{choose_sellp_params(a.view()), no_split};
@@ -139,10 +146,9 @@ void check_all_kernels(const Csr<double>& a64)
     for (auto format : {CusparseFormat::csr, CusparseFormat::sliced_ell}) {
         const std::string name =
             format == CusparseFormat::csr ? "cusparse csr" : "cusparse sliced_ell";
+        CusparseSpmv<T> op(a, format);  // one operator, new vectors in every call
         check_product<T>(a, name, [&](T al, T be, const T* x, T* y, cudaStream_t s) {
-            CusparseSpmv<T> op(a, format, x, y);
-            op.run(al, be, s);
-            KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));  // op is destroyed on return
+            op.run(al, x, be, y, s);
         });
     }
 }

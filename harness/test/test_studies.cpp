@@ -1,0 +1,194 @@
+// The study registry (with the studies of KBENCH_STUDY_SOURCES linked in), the catalogue, the
+// run order and the needs check. No GPU needed.
+#include "harness/catalogue.hpp"
+#include "harness/study.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+namespace kh = kbench::harness;
+
+namespace {
+
+kh::Reproduction fake(const std::string& id, const std::string& derive_from = "")
+{
+    kh::Reproduction r;
+    r.id = id;
+    r.description = "fake " + id;
+    r.derive_from = derive_from;
+    r.run = [](const kh::StudyRun&) { return nlohmann::json::object(); };
+    return r;
+}
+
+std::string message_of(const std::string& id)
+{
+    try {
+        kh::find_reproduction(id);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "no exception";
+}
+
+bool mentions(const std::vector<std::string>& problems, const std::string& text)
+{
+    for (const auto& p : problems) {
+        if (p.find(text) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST(Catalogue, HoldsEveryIdOfFiguresMdInOrder)
+{
+    const auto ids = kh::catalogue_ids();
+    ASSERT_EQ(ids.size(), 33u);
+    EXPECT_EQ(ids.front(), "anzt2015/table2");
+    EXPECT_EQ(ids.back(), "li2012/mixed");
+    for (const auto& e : kh::catalogue()) EXPECT_FALSE(e.title.empty()) << e.id;
+    // Against the catalogue itself when it is next to the source tree.
+    std::ifstream md(std::string(KBENCH_SOURCE_DIR) + "/../shared/FIGURES.md");
+    if (!md) return;
+    std::vector<std::string> listed;
+    const std::regex row(R"(^\| ([a-z]+[0-9]{4}/[a-z0-9]+) \|)");
+    std::smatch m;
+    for (std::string line; std::getline(md, line);) {
+        if (std::regex_search(line, m, row)) listed.push_back(m[1]);
+    }
+    EXPECT_EQ(listed, ids);
+}
+
+TEST(Catalogue, ParseRejectsMalformedDocuments)
+{
+    EXPECT_EQ(kh::parse_catalogue(R"({"items": [{"id": "a/b", "title": "t"}]})").size(), 1u);
+    EXPECT_THROW(kh::parse_catalogue("{"), std::invalid_argument);
+    EXPECT_THROW(kh::parse_catalogue(R"({"items": [{"id": "a/b"}]})"), std::invalid_argument);
+    EXPECT_THROW(kh::parse_catalogue(R"({"items": [{"id": "ab", "title": "t"}]})"),
+                 std::invalid_argument);
+    EXPECT_THROW(kh::parse_catalogue(R"({"items": [{"id": "a/b", "title": ""}]})"),
+                 std::invalid_argument);
+    EXPECT_THROW(kh::parse_catalogue(
+                     R"({"items": [{"id": "a/b", "title": "t"}, {"id": "a/b", "title": "u"}]})"),
+                 std::invalid_argument);
+}
+
+TEST(Registry, RegisteredReproductionsAreConsistentWithTheCatalogue)
+{
+    ASSERT_FALSE(kh::reproductions().empty());
+    const auto problems = kh::registry_problems(kh::reproductions(), kh::catalogue_ids());
+    for (const auto& p : problems) ADD_FAILURE() << p;
+    std::size_t last = 0;
+    for (const auto& r : kh::reproductions()) {  // unique, in catalogue order
+        const std::size_t index = kh::catalogue_index(r.id);
+        EXPECT_LT(index, kh::catalogue().size()) << r.id;
+        if (&r != &kh::reproductions().front()) {
+            EXPECT_GT(index, last) << r.id;
+        }
+        last = index;
+    }
+}
+
+TEST(Registry, ProblemsNameEachMistake)
+{
+    auto no_runner = fake("s/norun");
+    no_runner.run = nullptr;
+    auto negative = fake("s/neg");
+    negative.needs.gpus = -1;
+    const std::vector<kh::Reproduction> registry{
+        fake("s/a"), fake("s/a"), fake("s/uncatalogued"), fake("s/orphan", "s/missing"),
+        fake("s/x", "s/y"), fake("s/y", "s/x"), fake("bad"), no_runner, negative};
+    const std::vector<std::string> catalogue{"s/a", "s/orphan", "s/x", "s/y", "bad",
+                                             "s/norun", "s/neg"};
+    const auto p = kh::registry_problems(registry, catalogue);
+    EXPECT_TRUE(mentions(p, "'s/a' is registered more than once"));
+    EXPECT_TRUE(mentions(p, "'s/uncatalogued' is not in harness/studies/catalogue.json"));
+    EXPECT_TRUE(mentions(p, "'s/orphan' derives from 's/missing', which is not registered"));
+    EXPECT_TRUE(mentions(p, "'s/x' is on a derive_from cycle"));
+    EXPECT_TRUE(mentions(p, "'s/y' is on a derive_from cycle"));
+    EXPECT_TRUE(mentions(p, "'bad' is not of the form <study>/<item>"));
+    EXPECT_TRUE(mentions(p, "'s/norun' has no runner"));
+    EXPECT_TRUE(mentions(p, "'s/neg' needs a negative number of GPUs"));
+    EXPECT_TRUE(kh::registry_problems({fake("s/a"), fake("s/b", "s/a")}, {"s/a", "s/b"}).empty());
+}
+
+TEST(Registry, FindListsValidIdsForUnknownAndUnimplementedIds)
+{
+    EXPECT_EQ(kh::find_reproduction("anzt2015/table3").id, "anzt2015/table3");
+    EXPECT_EQ(kh::find_reproduction("anzt2015/table2").derive_from, "anzt2015/table3");
+    const std::string unknown = message_of("anzt2015/table9");
+    EXPECT_NE(unknown.find("unknown reproduction id 'anzt2015/table9'"), std::string::npos);
+    EXPECT_NE(unknown.find("valid ids: anzt2015/table2, anzt2015/table3, all"), std::string::npos);
+    const std::string planned = message_of("li2012/fig4");
+    EXPECT_NE(planned.find("'li2012/fig4' is catalogued but not implemented yet"),
+              std::string::npos);
+    EXPECT_NE(planned.find("valid ids: anzt2015/table2"), std::string::npos);
+}
+
+TEST(RunOrder, DeriveFromRunsFirst)
+{
+    const auto& all = kh::reproductions();
+    using ids = std::vector<std::string>;
+    EXPECT_EQ(kh::run_order({"anzt2015/table2", "anzt2015/table3"}, all),
+              (ids{"anzt2015/table3", "anzt2015/table2"}));
+    EXPECT_EQ(kh::run_order({"anzt2015/table2"}, all), ids{"anzt2015/table2"});
+    ids every;
+    for (const auto& r : all) every.push_back(r.id);
+    const ids order = kh::run_order(every, all);
+    EXPECT_EQ(std::set<std::string>(order.begin(), order.end()).size(), every.size());
+    for (const auto& r : all) {  // every derive_from before the id deriving from it
+        if (r.derive_from.empty()) continue;
+        const auto at = [&](const std::string& id) { return std::find(order.begin(), order.end(), id); };
+        EXPECT_LT(at(r.derive_from), at(r.id)) << r.id;
+    }
+
+    const std::vector<kh::Reproduction> chain{fake("s/c", "s/b"), fake("s/b", "s/a"), fake("s/a"),
+                                              fake("s/d")};
+    EXPECT_EQ(kh::run_order({"s/d", "s/c", "s/b", "s/a", "s/c"}, chain),
+              (ids{"s/d", "s/a", "s/b", "s/c"}));
+    // Only a selected derive_from orders: s/c derives from s/b, not from s/a.
+    EXPECT_EQ(kh::run_order({"s/c", "s/a"}, chain), (ids{"s/c", "s/a"}));
+    EXPECT_THROW(kh::run_order({"s/zz"}, chain), std::invalid_argument);
+    const std::vector<kh::Reproduction> cycle{fake("s/x", "s/y"), fake("s/y", "s/x")};
+    EXPECT_THROW(kh::run_order({"s/x", "s/y"}, cycle), std::logic_error);
+}
+
+TEST(Needs, UnmetNeedSaysWhy)
+{
+    kh::MachineFacts none;
+    none.gpu_unavailable = "no usable CUDA device (test)";
+    kh::MachineFacts two{"", 2, true, false};
+    const kh::StudyNeeds gpu{1, false, false}, cpu{0, false, false}, four{4, false, false},
+        ncu{1, true, false}, mpi{2, false, true};
+    EXPECT_EQ(kh::unmet_need(gpu, none), "no usable CUDA device (test)");
+    EXPECT_EQ(kh::unmet_need(cpu, none), "");
+    EXPECT_EQ(kh::unmet_need(gpu, two), "");
+    EXPECT_EQ(kh::unmet_need(four, two), "needs 4 GPUs, 2 present");
+    EXPECT_EQ(kh::unmet_need(ncu, two), "");
+    two.nsight_compute = false;
+    EXPECT_EQ(kh::unmet_need(ncu, two), "needs Nsight Compute, no 'ncu' on PATH");
+    EXPECT_EQ(kh::unmet_need(mpi, two), "needs MPI, kbench was built without it");
+    EXPECT_EQ(kh::describe_needs(gpu), "a GPU");
+    EXPECT_EQ(kh::describe_needs(cpu), "no GPU");
+    EXPECT_EQ(kh::describe_needs(ncu), "a GPU and Nsight Compute (ncu)");
+    EXPECT_EQ(kh::describe_needs({4, true, true}), "4 GPUs, Nsight Compute (ncu) and MPI");
+}
+
+TEST(Anzt2015, Table2ReusesTable3ResultsWhenGiven)
+{
+    const nlohmann::json table3 = {
+        {"benchmarks", {{{"name", "spmv/sellp/double/fv1"}}}},
+        {"context", {{"kbench", {{"id", "anzt2015/table3"}, {"matrices", {{"fv1", {{"n", 9604}}}}}}}}}};
+    kh::StudyRun run;
+    run.id = "anzt2015/table2";
+    run.derive_from_results = &table3;
+    const nlohmann::json doc = kh::find_reproduction("anzt2015/table2").run(run);
+    EXPECT_TRUE(doc.at("benchmarks").empty());
+    EXPECT_EQ(doc["context"]["kbench"]["id"], "anzt2015/table2");
+    EXPECT_EQ(doc["context"]["kbench"]["matrices"], table3["context"]["kbench"]["matrices"]);
+}
