@@ -258,7 +258,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
         if (!any) continue;
         const Csr<double> a = build_matrix(entry);
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, sellp_params_for(a, options.sellp));
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), options.sellp));
         for (const auto& p : options.precisions) {
             if (p == "double") run_precision<double>(run, entry, a, p, k + 1, total);
             else run_precision<float>(run, entry, a, p, k + 1, total);
@@ -279,7 +279,7 @@ nlohmann::json run_stats_study(const MatrixSource& source, const std::string& id
         progress.report(k, total, fmt::format("{} (n={}, nnz={}): stats", entry.name,
                                               a.num_rows, a.nnz()));
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, sellp_params_for(a));
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
     });
     return doc;
 }

@@ -1,6 +1,7 @@
 // `kbench matrix stats|generate|convert`: Matrix Market utilities.
 #include "harness/cli.hpp"
 #include "harness/study_context.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"
 #include "matrices/mm_io.hpp"
 #include "matrices/stats.hpp"
@@ -51,7 +52,7 @@ void add_stats(CLI::App* matrix)
     sub->add_flag("--json", a->json, "print JSON instead of a table");
     sub->callback([a] {
         const Csr<double> m = read_matrix_market<double>(a->file);
-        const SellpParams p = sellp_params_for(m, {a->b, a->t, a->sigma, a->long_row_threshold});
+        const SellpParams p = spmv::resolve_sellp_params(m.view(), {a->b, a->t, a->sigma, a->long_row_threshold});
         const nlohmann::json j = compute_stats(m, p);
         if (a->json) {
             fmt::print("{}\n", j.dump(2));
@@ -72,7 +73,8 @@ void add_generate(CLI::App* matrix)
     auto* sub = matrix->add_subcommand("generate", "Generate a matrix (generators of "
                                                    "matrices/matrix_set.hpp) into a Matrix Market file");
     sub->add_option("generator", a->generator, "laplacian_2d_5pt, laplacian_3d_7pt, "
-                    "laplacian_3d_27pt, convection_diffusion, trefethen, replicate")->required();
+                    "laplacian_3d_27pt, convection_diffusion, trefethen, replicate, random_rows, "
+                    "banded")->required();
     sub->add_option("--param", a->params, "generator parameter key=value (repeatable)");
     sub->add_option("-o,--output", a->out, "output file (.mtx, or .mtx.gz for gzip)")->required();
     sub->callback([a] {

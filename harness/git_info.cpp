@@ -10,8 +10,8 @@
 namespace kbench::harness {
 
 namespace {
-/// A tree copied without its .git (e.g. onto an offline GPU host) names its commit through
-/// KBENCH_GIT_SHA and KBENCH_GIT_DIRTY (0 or 1) instead.
+/// A tree copied without its .git, or with a stale one (e.g. onto an offline GPU host), names
+/// its commit through KBENCH_GIT_SHA and KBENCH_GIT_DIRTY (0 or 1); when set, they win.
 GitInfo git_info_from_environment()
 {
     GitInfo info;
@@ -27,6 +27,7 @@ GitInfo git_info_from_environment()
 GitInfo git_info(const std::string& source_dir)
 {
     GitInfo info = git_info_from_environment();
+    if (!info.sha.empty()) return info;
     try {
         auto head = run_process({"git", "-C", source_dir, "rev-parse", "HEAD"}, true, true);
         std::string sha = head.out;

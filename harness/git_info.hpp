@@ -10,9 +10,10 @@ struct GitInfo {
     bool dirty = false;           // uncommitted changes (git status --porcelain non-empty)
 };
 
-/// Runs `git -C <source_dir> rev-parse HEAD` and `git status --porcelain`. Outside a checkout
-/// (a tree copied to an offline GPU host) it uses $KBENCH_GIT_SHA, dirty unless
-/// $KBENCH_GIT_DIRTY is 0, and otherwise {"unknown", false}. Never throws.
+/// The commit of the source tree: $KBENCH_GIT_SHA when set (dirty unless $KBENCH_GIT_DIRTY is
+/// 0; for a tree copied to a GPU host without its .git, or with a stale one), else `git -C
+/// <source_dir> rev-parse HEAD` and `git status --porcelain`, else {"unknown", false}. Never
+/// throws.
 GitInfo git_info(const std::string& source_dir);
 
 }  // namespace kbench::harness

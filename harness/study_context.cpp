@@ -3,7 +3,6 @@
 #include "harness/git_info.hpp"
 #include "harness/results_json.hpp"
 #include "kernels/base/device.hpp"
-#include "kernels/spmv.hpp"
 #include "matrices/stats.hpp"
 
 
@@ -42,16 +41,6 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                        {"matrix_dir", resolve_matrix_dir(source.matrix_dir)}};
     k["matrices"] = nlohmann::json::object();
     return k;
-}
-
-SellpParams sellp_params_for(const Csr<double>& a, const SellpParams& chosen)
-{
-    SellpParams p = spmv::choose_sellp_params(a.view());
-    if (chosen.slice_height != 0) p.slice_height = chosen.slice_height;
-    if (chosen.threads_per_row != 0) p.threads_per_row = chosen.threads_per_row;
-    if (chosen.sigma != 0) p.sigma = chosen.sigma;
-    if (chosen.long_row_threshold != 0) p.long_row_threshold = chosen.long_row_threshold;
-    return p;
 }
 
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,

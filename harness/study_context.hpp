@@ -44,11 +44,6 @@ std::vector<std::string>& command_argv();
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                               const MatrixSet& set, const MachineProfile* machine, bool cold);
 
-/// SELL-P parameters used for a matrix: spmv::choose_sellp_params, with each non-zero field of
-/// `chosen` (b, t, sigma, long_row_threshold: command-line overrides) taking its place (so a
-/// long_row_threshold of 0 here means the default, not "no split").
-SellpParams sellp_params_for(const Csr<double>& a, const SellpParams& chosen = {0, 0, 0, 0});
-
 /// The context.kbench.matrices entry of a matrix: {stats, source, stands_for, spec}.
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
                               const SellpParams& sellp);

@@ -47,6 +47,17 @@ TEST(GitInfo, OutsideACheckoutTheEnvironmentNamesTheCommit)
     std::filesystem::remove_all(dir);
 }
 
+TEST(GitInfo, TheEnvironmentWinsOverAStaleCheckout)
+{
+    ::setenv("KBENCH_GIT_SHA", "89abcdef0123456789abcdef0123456789abcdef", 1);
+    ::setenv("KBENCH_GIT_DIRTY", "0", 1);
+    const auto info = kh::git_info(KBENCH_SOURCE_DIR);
+    EXPECT_EQ(info.sha, "89abcdef0123456789abcdef0123456789abcdef");
+    EXPECT_FALSE(info.dirty);
+    ::unsetenv("KBENCH_GIT_DIRTY");
+    ::unsetenv("KBENCH_GIT_SHA");
+}
+
 TEST(GitInfo, SourceTreeShaIsFortyHexDigitsOrUnknown)
 {
     const auto info = kh::git_info(KBENCH_SOURCE_DIR);
