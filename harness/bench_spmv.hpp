@@ -1,6 +1,7 @@
-// The SpMV benchmark study (anzt2015 Sec. 4.1, Table 3): CSR scalar/vector, SELL-P and the
-// cuSPARSE CSR / sliced-ELL baselines over a matrix set, timed with CUDA events through Google
-// Benchmark (manual time), one matrix in memory at a time.
+// The SpMV benchmarks (anzt2015 Sec. 4.1, Table 3): each kernel of spmv_kernels(), our own, the
+// operator's auto choice and the cuSPARSE baselines, run through spmv::SpmvOperator over a
+// matrix set, timed with CUDA events through Google Benchmark (manual time), one matrix in
+// memory at a time.
 #pragma once
 
 #include "harness/machine.hpp"

@@ -1,5 +1,7 @@
 #include "harness/registry.hpp"
 
+#include "kernels/spmv_policy.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -21,16 +23,19 @@ std::pair<std::string, std::string> split_id(const std::string& id)
     if (slash == std::string::npos || slash == 0 || slash + 1 == id.size() ||
         id.find('/', slash + 1) != std::string::npos) {
         throw std::invalid_argument("reproduction id '" + id +
-                                    "' is not of the form <study>/<item> (e.g. anzt2015/table3)");
+                                    "' is not of the form <study>/<item> (kbench list --ids "
+                                    "lists them)");
     }
     return {id.substr(0, slash), id.substr(slash + 1)};
 }
 
 const std::vector<std::string>& spmv_kernels()
 {
-    static const std::vector<std::string> kernels{"csr_scalar",   "csr_vector",   "csr_adaptive",
-                                                  "sellp",        "cusparse_csr", "cusparse_sell",
-                                                  "auto"};
+    static const std::vector<std::string> kernels = [] {
+        std::vector<std::string> k = spmv::kernel_names();
+        k.push_back("auto");
+        return k;
+    }();
     return kernels;
 }
 

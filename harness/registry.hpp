@@ -13,8 +13,8 @@ namespace kbench::harness {
 /// not have exactly one '/' with non-empty parts on both sides.
 std::pair<std::string, std::string> split_id(const std::string& id);
 
-/// The SpMV kernels of the study: csr_scalar, csr_vector, sellp (ours; anzt2015 Sec. 3.1),
-/// cusparse_csr, cusparse_sell (vendor baselines).
+/// The SpMV kernels a benchmark can run: spmv::kernel_names() (ours and the cuSPARSE
+/// baselines, kernels/spmv_policy.hpp) followed by "auto", the operator's own choice.
 const std::vector<std::string>& spmv_kernels();
 
 /// Parses a comma-separated kernel list ("csr_scalar,sellp"); empty = all kernels. Throws

@@ -260,15 +260,18 @@ SellpParams resolve_sellp_params(const CsrView<T>& a, const SellpParams& overrid
     return p;
 }
 
-nlohmann::json choice_params(const Choice& c)
+namespace {
+
+/// Parameters of one configuration as results files show them (see choice_params).
+nlohmann::json config_params(Kernel kernel, const SellpParams& sellp, int subwarp)
 {
-    switch (c.kernel) {
+    switch (kernel) {
     case Kernel::sellp:
-        return {{"slice_height", c.sellp.slice_height},
-                {"threads_per_row", c.sellp.threads_per_row},
-                {"sigma", c.sellp.sigma},
-                {"long_row_threshold", c.sellp.long_row_threshold}};
-    case Kernel::csr_vector: return {{"subwarp", c.subwarp}};
+        return {{"slice_height", sellp.slice_height},
+                {"threads_per_row", sellp.threads_per_row},
+                {"sigma", sellp.sigma},
+                {"long_row_threshold", sellp.long_row_threshold}};
+    case Kernel::csr_vector: return {{"subwarp", subwarp}};
     case Kernel::cusparse_csr:
         return {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG1"}};
     case Kernel::cusparse_sell:
@@ -277,6 +280,10 @@ nlohmann::json choice_params(const Choice& c)
     default: return nlohmann::json::object();
     }
 }
+
+}  // namespace
+
+nlohmann::json choice_params(const Choice& c) { return config_params(c.kernel, c.sellp, c.subwarp); }
 
 nlohmann::json choice_json(const Choice& c, std::size_t max_candidates)
 {
@@ -289,13 +296,9 @@ nlohmann::json choice_json(const Choice& c, std::size_t max_candidates)
     const std::size_t shown = std::max(max_candidates, c.trial_us.size());  // every one timed
     for (std::size_t i = 0; i < std::min(shown, c.candidates.size()); ++i) {
         const Candidate& k = c.candidates[i];
-        Choice one;
-        one.kernel = k.kernel;
-        one.sellp = k.sellp;
-        one.subwarp = k.subwarp;
         cands.push_back({{"kernel", kernel_name(k.kernel)},
                          {"label", k.label()},
-                         {"params", choice_params(one)},
+                         {"params", config_params(k.kernel, k.sellp, k.subwarp)},
                          {"bytes", k.traffic.bytes()},
                          {"l2_bytes", k.l2_bytes},
                          {"padding_ratio", k.padding_ratio()},
