@@ -18,5 +18,6 @@ void add_bench_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
+void add_solve_command(CLI::App& app);
 
 }  // namespace kbench::harness

@@ -55,6 +55,7 @@ int main(int argc, char** argv)
         add_reproduce_command(app);
         add_profile_command(app);
         add_matrix_command(app);
+        add_solve_command(app);
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #include "kernels/spmm.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/row_dot.cuh"
 #include "kernels/spmv.hpp"
 
 #include <algorithm>
@@ -13,10 +14,11 @@
 namespace kbench::spmm {
 namespace {
 
+using sparse_detail::strided_block_dot;
+
 constexpr int csr_block_size = 256;
 constexpr int sellp_max_block_size = 1024;
 constexpr int long_row_block_size = 256;
-constexpr int unroll = 4;
 constexpr int max_chunk = 4;  // columns per pass over the matrix
 
 template <typename T, int C>
@@ -27,32 +29,6 @@ __device__ __forceinline__ void store_chunk(T* __restrict__ y, std::int64_t ldy,
     for (int j = 0; j < C; ++j) {
         T* out = y + row + j * ldy;
         *out = beta == T{0} ? alpha * sum[j] : alpha * sum[j] + beta * *out;
-    }
-}
-
-/// sum[j] += entries [begin, end) (stride `stride`) times column j of X, `unroll` loads in flight.
-template <typename T, int C>
-__device__ __forceinline__ void strided_block_dot(const index_type* __restrict__ col_idx,
-                                                  const T* __restrict__ values,
-                                                  const T* __restrict__ x, std::int64_t ldx,
-                                                  std::int64_t begin, std::int64_t end,
-                                                  std::int64_t stride, T (&sum)[C])
-{
-    for (std::int64_t k = begin; k < end; k += unroll * stride) {
-        index_type c[unroll];
-        T v[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-            const std::int64_t kk = k + u * stride;
-            c[u] = kk < end ? __ldcs(col_idx + kk) : 0;
-            v[u] = kk < end ? __ldcs(values + kk) : T{0};
-        }
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-            if (k + u * stride >= end) continue;
-#pragma unroll
-            for (int j = 0; j < C; ++j) sum[j] += v[u] * __ldg(x + c[u] + j * ldx);
-        }
     }
 }
 

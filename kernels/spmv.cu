@@ -8,6 +8,7 @@
 #include "kernels/spmv.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/row_dot.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,11 +19,12 @@
 namespace kbench::spmv {
 namespace {
 
+using sparse_detail::strided_dot;
+
 constexpr int scalar_block_size = 256;
 constexpr int vector_block_size = 256;
 constexpr int sellp_max_block_size = 1024;
 constexpr int long_row_block_size = 256;  // threads per long row (one block each)
-constexpr int unroll = 4;  // independent loads in flight per thread
 constexpr int adaptive_block_size = 256;  // 8 warps, one CSR-Adaptive row block each
 constexpr int adaptive_items = csr_adaptive_block_nnz / 32;  // entries per lane
 
@@ -34,33 +36,6 @@ __device__ __forceinline__ void store_result(T* __restrict__ y, index_type row, 
     y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-/// Sums entries [begin, end) with a stride, `unroll` independent loads at a time: each step
-/// issues the column indices and values of `unroll` entries (predicated past the end), then their
-/// x gathers, so a thread waits for two load latencies per `unroll` entries.
-template <typename T, typename Acc>
-__device__ __forceinline__ Acc strided_dot(const index_type* __restrict__ col_idx,
-                                           const T* __restrict__ values,
-                                           const T* __restrict__ x, index_type begin,
-                                           index_type end, index_type stride)
-{
-    Acc sum{0};
-    for (std::int64_t k = begin; k < end; k += std::int64_t{unroll} * stride) {
-        index_type c[unroll];
-        T v[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-            const std::int64_t kk = k + std::int64_t{u} * stride;
-            c[u] = kk < end ? __ldcs(col_idx + kk) : 0;
-            v[u] = kk < end ? __ldcs(values + kk) : T{0};
-        }
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-            if (k + std::int64_t{u} * stride < end) sum += v[u] * __ldg(x + c[u]);
-        }
-    }
-    return sum;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(scalar_block_size)
     csr_scalar_kernel(index_type num_rows, const index_type* __restrict__ row_ptr,
@@ -69,7 +44,7 @@ __global__ void __launch_bounds__(scalar_block_size)
 {
     const std::int64_t row = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (row >= num_rows) return;
-    const T sum = strided_dot<T, T>(col_idx, values, x, __ldg(row_ptr + row),
+    const T sum = strided_dot<T>(col_idx, values, x, __ldg(row_ptr + row),
                                     __ldg(row_ptr + row + 1), 1);
     store_result(y, static_cast<index_type>(row), alpha, sum, beta);
 }
@@ -89,7 +64,7 @@ __global__ void __launch_bounds__(vector_block_size)
     const bool valid = row < num_rows;
     const index_type begin = valid ? __ldg(row_ptr + row) : 0;
     const index_type end = valid ? __ldg(row_ptr + row + 1) : 0;
-    T sum = strided_dot<T, T>(col_idx, values, x, begin + lane, end, Subwarp);
+    T sum = strided_dot<T>(col_idx, values, x, begin + lane, end, Subwarp);
 #pragma unroll
     for (int offset = Subwarp / 2; offset > 0; offset /= 2)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, Subwarp);
@@ -119,7 +94,7 @@ __global__ void __launch_bounds__(sellp_max_block_size)
     const index_type len = (__ldg(slice_ptr + s + 1) - start) / b;
     // Entry j of local row r sits at start + j*b + r; thread k takes j = k, k+T, ...
     const index_type offset = start + r;
-    T sum = strided_dot<T, T>(col_idx + offset, values + offset, x, k * b, len * b, Tpr * b);
+    T sum = strided_dot<T>(col_idx + offset, values + offset, x, k * b, len * b, Tpr * b);
     index_type out_row = s * b + r;
     if constexpr (Tpr > 1) {
         extern __shared__ unsigned char smem_raw[];
@@ -145,8 +120,8 @@ __global__ void __launch_bounds__(sellp_max_block_size)
     store_result(y, dst, alpha, sum, beta);
 }
 
-/// Long rows, one block of long_row_block_size threads per row: block k sums row
-/// rows[k] (strided, `unroll` loads in flight per thread), reduces the partial sums with a warp
+/// Long rows, one block of long_row_block_size threads per row: block k sums row rows[k]
+/// (strided, row_dot_unroll loads in flight per thread), reduces the partial sums with a warp
 /// shuffle and then across the block's warps through shared memory (fixed order: deterministic,
 /// no atomics). InCsr: the row's entries are [range_ptr[row], range_ptr[row + 1]) of the CSR
 /// arrays and thread 0 stores alpha*sum + beta*y (CSR-Adaptive's long rows); otherwise they are
@@ -165,7 +140,7 @@ __global__ void __launch_bounds__(long_row_block_size)
     const index_type q = InCsr ? row : k;
     const index_type begin = __ldg(range_ptr + q);
     const index_type end = __ldg(range_ptr + q + 1);
-    T sum = strided_dot<T, T>(col_idx, values, x, begin + static_cast<index_type>(threadIdx.x),
+    T sum = strided_dot<T>(col_idx, values, x, begin + static_cast<index_type>(threadIdx.x),
                               end, long_row_block_size);
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2)
@@ -187,7 +162,7 @@ __global__ void __launch_bounds__(long_row_block_size)
 /// CSR-Adaptive (see kernels/spmv.hpp): warp w of the grid takes row block w. Its lanes first
 /// issue the row pointers of their first row (independent of the products), then all
 /// adaptive_items column indices and values of the block (coalesced, entry nnz_begin + lane +
-/// 32u), then the x gathers; the products go to the warp's shared-memory slice, and each row is
+/// 32u), then all the x gathers; the products go to the warp's shared-memory slice, and each row is
 /// summed there by s lanes (s a power of two, rows * s <= 32) finished by a width-s shuffle, or,
 /// in blocks of more than 32 rows, by one lane per row in turn.
 template <typename T>
@@ -215,19 +190,22 @@ __global__ void __launch_bounds__(adaptive_block_size)
         e = __ldg(row_ptr + r + 1) - k0;
     }
     T* prod = products[warp];
-    {
+    if (k1 > k0) {  // warp-uniform; a block of empty rows gathers nothing (x may be empty)
         index_type c[adaptive_items];
         T v[adaptive_items];
+        T xv[adaptive_items];
 #pragma unroll
         for (int u = 0; u < adaptive_items; ++u) {
             const index_type k = k0 + lane + 32 * u;
             c[u] = k < k1 ? __ldcs(col_idx + k) : 0;
             v[u] = k < k1 ? __ldcs(values + k) : T{0};
         }
+        // Unconditional gathers (slots past k1 read x[0]) and stores (slots past k1 are never
+        // summed): all adaptive_items gathers are in flight at once (see kernels/row_dot.cuh).
 #pragma unroll
-        for (int u = 0; u < adaptive_items; ++u) {
-            if (k0 + lane + 32 * u < k1) prod[lane + 32 * u] = v[u] * __ldg(x + c[u]);
-        }
+        for (int u = 0; u < adaptive_items; ++u) xv[u] = __ldg(x + c[u]);
+#pragma unroll
+        for (int u = 0; u < adaptive_items; ++u) prod[lane + 32 * u] = v[u] * xv[u];
     }
     __syncwarp();
     if (rows <= 32) {

@@ -44,6 +44,12 @@ inline void destroy_stream(cudaStream_t s) noexcept { KBENCH_CUDA_CHECK_NOTHROW(
 inline void destroy_event(cudaEvent_t e) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaEventDestroy(e)); }
 inline void destroy_cublas(cublasHandle_t h) noexcept { cublasDestroy(h); }
 inline void destroy_cusparse(cusparseHandle_t h) noexcept { cusparseDestroy(h); }
+inline void destroy_graph(cudaGraph_t g) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g)); }
+inline void destroy_graph_exec(cudaGraphExec_t g) noexcept
+{
+    KBENCH_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(g));
+}
+inline void free_pinned(void* p) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 }  // namespace detail
 
 /// A non-blocking CUDA stream.
@@ -110,6 +116,54 @@ public:
 
 private:
     explicit cusparse_handle(cusparseHandle_t h) : unique_handle(h) {}
+};
+
+/// An empty CUDA graph, to be filled by node creation or stream capture.
+class cuda_graph : public detail::unique_handle<cudaGraph_t, detail::destroy_graph> {
+public:
+    cuda_graph()
+    {
+        cudaGraph_t g{};
+        KBENCH_CUDA_CHECK(cudaGraphCreate(&g, 0));
+        *this = cuda_graph(g);
+    }
+
+private:
+    explicit cuda_graph(cudaGraph_t g) : unique_handle(g) {}
+};
+
+/// An executable instance of a CUDA graph (cudaGraphInstantiate).
+class cuda_graph_exec : public detail::unique_handle<cudaGraphExec_t, detail::destroy_graph_exec> {
+public:
+    explicit cuda_graph_exec(cudaGraph_t graph)
+    {
+        cudaGraphExec_t e{};
+        KBENCH_CUDA_CHECK(cudaGraphInstantiate(&e, graph, 0));
+        *this = cuda_graph_exec(e);
+    }
+    void launch(cudaStream_t stream) const { KBENCH_CUDA_CHECK(cudaGraphLaunch(get(), stream)); }
+
+private:
+    explicit cuda_graph_exec(cudaGraphExec_t e) : unique_handle(e) {}
+};
+
+/// One value of trivially copyable T in page-locked host memory (cudaMallocHost), the target
+/// of asynchronous device-to-host copies.
+template <typename T>
+class pinned_value {
+public:
+    pinned_value()
+    {
+        void* p = nullptr;
+        KBENCH_CUDA_CHECK(cudaMallocHost(&p, sizeof(T)));
+        mem_ = detail::unique_handle<void*, detail::free_pinned>(p);
+    }
+    T& operator*() noexcept { return *static_cast<T*>(mem_.get()); }
+    const T& operator*() const noexcept { return *static_cast<const T*>(mem_.get()); }
+    T* get() noexcept { return static_cast<T*>(mem_.get()); }
+
+private:
+    detail::unique_handle<void*, detail::free_pinned> mem_;
 };
 
 }  // namespace kbench

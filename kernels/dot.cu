@@ -1,0 +1,577 @@
+// Dot-product kernels of anzt2015 Sec. 3.2 / 4.3 (DDOT, MDOT, MDGM). Declarations and the
+// conventions (workspace, errors, determinism) in kernels/dot.hpp.
+//
+// Stage 1 (one launch): a grid of G x C blocks of 256 threads, C = 1 for dot and mdgm, C = the
+// number of chunks of 4 pairs for mdot (blockIdx.y picks the chunk). G fills the GPU once
+// (resident blocks per SM x SM count, queried once per device and kernel and cached, divided
+// among the C chunks), and is at most dot_max_blocks(n) so the partials stay below k * n / 1024.
+// Threads run a grid-stride loop over 16-byte vectors (double2 / float4) when every pointer is
+// 16-byte aligned (and, for mdgm, ld * sizeof(T) is a multiple of 16), over scalars otherwise;
+// block 0 adds the n % width tail. Each thread keeps one accumulator per product, then
+// kbench::reduce::block_sum adds them over the block in a fixed order and thread 0 writes one
+// partial sum per product: partial[product * G + block].
+// Stage 2 (when G > 1): one block per product sums its G partials in a fixed order. With G == 1
+// (always for n <= 1024), stage 1 writes the results directly and stage 2 is skipped.
+#include "kernels/dot.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/block_reduce.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace kbench::blas {
+namespace {
+
+constexpr int block_size = 256;         // stage 1
+constexpr int finish_block_size = 256;  // stage 2
+constexpr int max_chunks = max_dot_vectors / mdot_chunk_size;
+
+// ---- Argument checks ------------------------------------------------------------------------
+
+[[noreturn]] void fail(const char* who, const std::string& what)
+{
+    throw std::invalid_argument(std::string{who} + ": " + what);
+}
+
+void check_n(const char* who, std::int64_t n)
+{
+    if (n < 0) fail(who, "n = " + std::to_string(n) + ", expected n >= 0");
+}
+
+void check_k(const char* who, int k)
+{
+    if (k < 0 || k > max_dot_vectors)
+        fail(who, "k = " + std::to_string(k) + ", expected 0 <= k <= max_dot_vectors = " +
+                      std::to_string(max_dot_vectors));
+}
+
+void check_pointer(const char* who, const void* p, const std::string& name,
+                   const std::string& expected)
+{
+    if (p == nullptr) fail(who, name + " is null, expected " + expected);
+}
+
+std::string elements(std::int64_t n) { return "a pointer to n = " + std::to_string(n) + " elements"; }
+
+void check_result(const char* who, const void* result, int k)
+{
+    if (result == nullptr)
+        fail(who, "result is null, expected a pointer to " + std::to_string(k) +
+                      (k == 1 ? " element" : " elements"));
+}
+
+template <typename T>
+void check_workspace(const char* who, std::int64_t n, int k, const void* workspace,
+                     std::size_t workspace_bytes)
+{
+    const std::size_t needed = dot_workspace_bytes(n, k);
+    const std::string query = "dot_workspace_bytes(n = " + std::to_string(n) +
+                              ", k = " + std::to_string(k) + ") = " + std::to_string(needed);
+    if (workspace_bytes < needed)
+        fail(who, "workspace_bytes = " + std::to_string(workspace_bytes) + ", expected >= " +
+                      query);
+    if (needed > 0 && workspace == nullptr)
+        fail(who, "workspace is null, expected " + query + " bytes of device memory");
+    if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(T) != 0)
+        fail(who, "workspace is not aligned to " + std::to_string(alignof(T)) + " bytes");
+}
+
+// ---- Launch shape ---------------------------------------------------------------------------
+
+/// Blocks of `kernel` (block_size threads, static shared memory only) resident on the whole
+/// current device: SM count x resident blocks per SM. Queried once per (device, kernel).
+int resident_blocks(const void* kernel)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<int, const void*>, int> cache;
+    int device = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_pair(device, kernel);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    int sms = 0, per_sm = 0;
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    KBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, 0));
+    const int blocks = std::max(1, sms) * std::max(1, per_sm);
+    cache.emplace(key, blocks);
+    return blocks;
+}
+
+/// Stage-1 blocks per chunk: one GPU-filling wave shared by `chunks` chunks, at most
+/// dot_max_blocks(n).
+unsigned stage1_blocks(const void* kernel, std::int64_t n, int chunks)
+{
+    const std::int64_t fill = std::max(1, resident_blocks(kernel) / chunks);
+    return static_cast<unsigned>(std::min(dot_max_blocks(n), fill));
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// ---- Device helpers -------------------------------------------------------------------------
+
+/// W consecutive elements held in registers.
+template <typename T, int W>
+struct pack {
+    T e[W];
+};
+
+/// Elements per 16-byte vector, or 1 for scalar access.
+template <typename T, bool Vectorized>
+inline constexpr int width = Vectorized ? static_cast<int>(16 / sizeof(T)) : 1;
+
+/// Loads pack number i (elements i*W .. i*W+W-1) of p through the read-only path.
+template <int W, typename T>
+__device__ __forceinline__ pack<T, W> load_pack(const T* p, std::int64_t i)
+{
+    if constexpr (W == 1) {
+        return {{__ldg(p + i)}};
+    } else if constexpr (W == 2) {
+        static_assert(sizeof(T) == 8, "width 2 is double2");
+        const double2 v = __ldg(reinterpret_cast<const double2*>(p) + i);
+        return {{v.x, v.y}};
+    } else {
+        static_assert(W == 4 && sizeof(T) == 4, "width 4 is float4");
+        const float4 v = __ldg(reinterpret_cast<const float4*>(p) + i);
+        return {{v.x, v.y, v.z, v.w}};
+    }
+}
+
+/// acc += a . b over the W lanes, lane 0 first.
+template <typename T, int W>
+__device__ __forceinline__ void accumulate(T& acc, const pack<T, W>& a, const pack<T, W>& b)
+{
+#pragma unroll
+    for (int e = 0; e < W; ++e) acc += a.e[e] * b.e[e];
+}
+
+/// v[slot] for a run-time slot <= max_slot, without indexing registers at run time (which would
+/// move v to local memory): a chain of selects that unrolling reduces to max_slot selects.
+template <typename Pack, int S>
+__device__ __forceinline__ Pack pick(const Pack (&v)[S], int slot, int max_slot)
+{
+    Pack r = v[0];
+#pragma unroll
+    for (int s = 1; s < S; ++s) {
+        if (s <= max_slot && slot == s) r = v[s];
+    }
+    return r;
+}
+
+/// Thread 0 of every block: the block's sums acc[0..count) for products first..first+count-1,
+/// into partial[product * gridDim.x + blockIdx.x], or straight into result when the grid has
+/// one block per chunk.
+template <typename T, int K>
+__device__ __forceinline__ void write_block_sums(const T (&acc)[K], int first, int count,
+                                                 T* __restrict__ partial, T* __restrict__ result)
+{
+    if (threadIdx.x != 0) return;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        if (j < count) {
+            const int product = first + j;
+            if (gridDim.x == 1) {
+                result[product] = acc[j];
+            } else {
+                partial[std::int64_t{product} * gridDim.x + blockIdx.x] = acc[j];
+            }
+        }
+    }
+}
+
+// ---- DDOT / MDOT stage 1 --------------------------------------------------------------------
+
+/// The operands of one chunk of up to P pairs: the distinct vectors in order of first
+/// appearance (x0, y0, x1, y1, ...), and for each pair the slots of its x and y. The ordering
+/// makes slot_x[p] <= 2p and slot_y[p] <= 2p + 1.
+template <typename T, int P>
+struct pair_chunk {
+    const T* vec[2 * P];
+    std::int8_t slot_x[P];
+    std::int8_t slot_y[P];
+    int vectors;  // distinct vectors in vec
+    int pairs;    // pairs of this chunk (<= P)
+};
+
+/// All chunks of one launch, passed by value as a kernel parameter (<= 1.3 KB).
+template <typename T, int P>
+struct pair_operands {
+    static constexpr int chunks = P == mdot_chunk_size ? max_chunks : 1;
+    pair_chunk<T, P> chunk[chunks];
+};
+
+/// Groups k pairs into chunks of P and deduplicates each chunk's pointers. Returns the chunks.
+template <typename T, int P>
+int build_chunks(int k, const T* const* x, const T* const* y, pair_operands<T, P>& ops)
+{
+    const int chunks = (k + P - 1) / P;
+    for (int c = 0; c < chunks; ++c) {
+        pair_chunk<T, P>& ch = ops.chunk[c];
+        ch.vectors = 0;
+        ch.pairs = std::min(P, k - c * P);
+        for (int s = 0; s < 2 * P; ++s) ch.vec[s] = nullptr;
+        const auto slot_of = [&ch](const T* v) {
+            for (int s = 0; s < ch.vectors; ++s) {
+                if (ch.vec[s] == v) return static_cast<std::int8_t>(s);
+            }
+            ch.vec[ch.vectors] = v;
+            return static_cast<std::int8_t>(ch.vectors++);
+        };
+        for (int p = 0; p < P; ++p) {
+            ch.slot_x[p] = ch.slot_y[p] = 0;
+            if (p < ch.pairs) {
+                ch.slot_x[p] = slot_of(x[c * P + p]);
+                ch.slot_y[p] = slot_of(y[c * P + p]);
+            }
+        }
+    }
+    return chunks;
+}
+
+/// Stage 1 of dot and mdot: block (b, c) sums its share of the pairs of chunk c.
+template <typename T, int P, bool Vectorized>
+__global__ void __launch_bounds__(block_size)
+    pairs_partial_kernel(const pair_operands<T, P> ops, std::int64_t n, T* __restrict__ partial,
+                         T* __restrict__ result)
+{
+    constexpr int W = width<T, Vectorized>;
+    constexpr int S = 2 * P;                 // operand slots
+    constexpr int U = 4 / P;                 // iterations unrolled: ~8 loads in flight/thread
+    using Pk = pack<T, W>;
+    __shared__ T smem[P * block_size / 32];
+
+    // The chunk's operands, copied once into registers (constant indices after unrolling).
+    const pair_chunk<T, P>& ch = ops.chunk[pair_operands<T, P>::chunks == 1 ? 0 : blockIdx.y];
+    const int vectors = ch.vectors;
+    const int pairs = ch.pairs;
+    const T* vec[S];
+    int slot_x[P], slot_y[P];
+#pragma unroll
+    for (int s = 0; s < S; ++s) vec[s] = ch.vec[s];
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+        slot_x[p] = ch.slot_x[p];
+        slot_y[p] = ch.slot_y[p];
+    }
+    T acc[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) acc[p] = T{0};
+
+    const auto add = [&](const Pk (&v)[S]) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            if (p < pairs) {
+                accumulate(acc[p], pick(v, slot_x[p], 2 * p), pick(v, slot_y[p], 2 * p + 1));
+            }
+        }
+    };
+    const auto load = [&](Pk (&v)[S], std::int64_t i) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            v[s] = Pk{};
+            if (s < vectors) v[s] = load_pack<W>(vec[s], i);
+        }
+    };
+
+    const std::int64_t count = n / W;  // whole packs
+    const std::int64_t stride = std::int64_t{gridDim.x} * block_size;
+    std::int64_t i = std::int64_t{blockIdx.x} * block_size + threadIdx.x;
+    for (; i + (U - 1) * stride < count; i += U * stride) {
+        Pk v[U][S];
+#pragma unroll
+        for (int u = 0; u < U; ++u) load(v[u], i + u * stride);
+#pragma unroll
+        for (int u = 0; u < U; ++u) add(v[u]);
+    }
+    for (; i < count; i += stride) {
+        Pk v[S];
+        load(v, i);
+        add(v);
+    }
+    if constexpr (W > 1) {  // the n % W tail, one element per thread of block 0
+        const std::int64_t t = count * W + threadIdx.x;
+        if (blockIdx.x == 0 && t < n) {
+            pack<T, 1> v[S];
+#pragma unroll
+            for (int s = 0; s < S; ++s) {
+                v[s] = pack<T, 1>{};
+                if (s < vectors) v[s] = load_pack<1>(vec[s], t);
+            }
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                if (p < pairs) {
+                    accumulate(acc[p], pick(v, slot_x[p], 2 * p), pick(v, slot_y[p], 2 * p + 1));
+                }
+            }
+        }
+    }
+
+    reduce::block_sum<T, P, block_size>(acc, smem);
+    write_block_sums(acc, static_cast<int>(blockIdx.y) * P, pairs, partial, result);
+}
+
+// ---- MDGM stage 1 ---------------------------------------------------------------------------
+
+/// Stage 1 of mdgm: block b sums its share of V(:, j) . y for all j < k <= K; each thread loads
+/// y once per pack and keeps K accumulators (columns k..K-1 are neither read nor written).
+template <typename T, int K, bool Vectorized>
+__global__ void __launch_bounds__(block_size)
+    mdgm_partial_kernel(std::int64_t n, int k, const T* __restrict__ V, std::int64_t ld,
+                        const T* __restrict__ y, T* __restrict__ partial, T* __restrict__ result)
+{
+    constexpr int W = width<T, Vectorized>;
+    __shared__ T smem[K * block_size / 32];
+    T acc[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) acc[j] = T{0};
+
+    const std::int64_t count = n / W;  // whole packs
+    const std::int64_t stride = std::int64_t{gridDim.x} * block_size;
+    for (std::int64_t i = std::int64_t{blockIdx.x} * block_size + threadIdx.x; i < count;
+         i += stride) {
+        const pack<T, W> yv = load_pack<W>(y, i);
+        // A running pointer down the row: precomputing V + j*ld for every j would keep K
+        // 64-bit addresses live across the loop (~2K more registers).
+        const T* v = V + i * W;
+#pragma unroll
+        for (int j = 0; j < K; ++j, v += ld) {
+            if (j < k) accumulate(acc[j], load_pack<W>(v, 0), yv);
+        }
+    }
+    if constexpr (W > 1) {  // the n % W tail, one row per thread of block 0
+        const std::int64_t t = count * W + threadIdx.x;
+        if (blockIdx.x == 0 && t < n) {
+            const pack<T, 1> yv = load_pack<1>(y, t);
+            const T* v = V + t;
+#pragma unroll
+            for (int j = 0; j < K; ++j, v += ld) {
+                if (j < k) accumulate(acc[j], load_pack<1>(v, 0), yv);
+            }
+        }
+    }
+
+    reduce::block_sum<T, K, block_size>(acc, smem);
+    write_block_sums(acc, 0, k, partial, result);
+}
+
+// ---- Stage 2 --------------------------------------------------------------------------------
+
+/// Block j: result[j] = sum of partial[j * blocks .. j * blocks + blocks), each thread adding a
+/// strided subset in order, then a block_sum: a fixed order for a given `blocks`.
+template <typename T>
+__global__ void __launch_bounds__(finish_block_size)
+    finish_kernel(const T* __restrict__ partial, int blocks, T* __restrict__ result)
+{
+    __shared__ T smem[finish_block_size / 32];
+    const T* column = partial + std::int64_t{blockIdx.x} * blocks;
+    T acc[1] = {T{0}};
+    for (int b = static_cast<int>(threadIdx.x); b < blocks; b += finish_block_size)
+        acc[0] += column[b];
+    reduce::block_sum<T, 1, finish_block_size>(acc, smem);
+    if (threadIdx.x == 0) result[blockIdx.x] = acc[0];
+}
+
+/// Stage 2 for `products` sums of `blocks` partials each (nothing when blocks == 1: stage 1
+/// wrote the results).
+template <typename T>
+void finish(const T* partial, unsigned blocks, int products, T* result, cudaStream_t stream)
+{
+    if (blocks <= 1) return;
+    finish_kernel<T><<<static_cast<unsigned>(products), finish_block_size, 0, stream>>>(
+        partial, static_cast<int>(blocks), result);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+/// Stage 1 + 2 for k pairs in chunks of P (P = 1, 2 or mdot_chunk_size).
+template <typename T, int P>
+void launch_pairs(std::int64_t n, int k, const T* const* x, const T* const* y, T* result,
+                  void* workspace, cudaStream_t stream)
+{
+    pair_operands<T, P> ops{};
+    const int chunks = build_chunks(k, x, y, ops);
+    bool vectorized = true;
+    for (int c = 0; c < chunks; ++c) {
+        for (int s = 0; s < ops.chunk[c].vectors; ++s)
+            vectorized = vectorized && aligned16(ops.chunk[c].vec[s]);
+    }
+    const auto kernel = vectorized ? pairs_partial_kernel<T, P, true>
+                                   : pairs_partial_kernel<T, P, false>;
+    const unsigned blocks = stage1_blocks(reinterpret_cast<const void*>(kernel), n, chunks);
+    T* partial = static_cast<T*>(workspace);
+    kernel<<<dim3(blocks, static_cast<unsigned>(chunks)), block_size, 0, stream>>>(ops, n, partial,
+                                                                                  result);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    finish(partial, blocks, k, result, stream);
+}
+
+template <typename T, int K>
+void launch_mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* result,
+                 void* workspace, cudaStream_t stream)
+{
+    const bool vectorized =
+        aligned16(V) && aligned16(y) && (static_cast<std::uint64_t>(ld) * sizeof(T)) % 16 == 0;
+    const auto kernel = vectorized ? mdgm_partial_kernel<T, K, true>
+                                   : mdgm_partial_kernel<T, K, false>;
+    const unsigned blocks = stage1_blocks(reinterpret_cast<const void*>(kernel), n, 1);
+    T* partial = static_cast<T*>(workspace);
+    kernel<<<blocks, block_size, 0, stream>>>(n, k, V, ld, y, partial, result);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    finish(partial, blocks, k, result, stream);
+}
+
+template <typename T>
+void zero_results(T* result, int k, cudaStream_t stream)
+{
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T) * static_cast<std::size_t>(k), stream));
+}
+
+}  // namespace
+
+// ---- Public functions -----------------------------------------------------------------------
+
+std::size_t dot_workspace_bytes(std::int64_t n, int k)
+{
+    check_n("kbench::blas::dot_workspace_bytes", n);
+    check_k("kbench::blas::dot_workspace_bytes", k);
+    const std::int64_t blocks = dot_max_blocks(n);
+    if (k == 0 || blocks == 1) return 0;
+    return static_cast<std::size_t>(k) * static_cast<std::size_t>(blocks) * sizeof(double);
+}
+
+namespace detail {
+
+template <typename T>
+void check_dot_args(const char* who, std::int64_t n, const T* x, const T* y, const T* result)
+{
+    check_n(who, n);
+    if (n > 0) {
+        check_pointer(who, x, "x", elements(n));
+        check_pointer(who, y, "y", elements(n));
+    }
+    check_result(who, result, 1);
+}
+
+template <typename T>
+void check_mdot_args(const char* who, std::int64_t n, int k, const T* const* x,
+                     const T* const* y, const T* result)
+{
+    check_n(who, n);
+    check_k(who, k);
+    if (k == 0) return;
+    if (n > 0) {
+        if (x == nullptr)
+            fail(who, "x is null, expected a host array of k = " + std::to_string(k) +
+                          " device pointers");
+        if (y == nullptr)
+            fail(who, "y is null, expected a host array of k = " + std::to_string(k) +
+                          " device pointers");
+        for (int i = 0; i < k; ++i) {
+            check_pointer(who, x[i], "x[" + std::to_string(i) + "]", elements(n));
+            check_pointer(who, y[i], "y[" + std::to_string(i) + "]", elements(n));
+        }
+    }
+    check_result(who, result, k);
+}
+
+template <typename T>
+void check_mdgm_args(const char* who, std::int64_t n, int k, const T* V, std::int64_t ld,
+                     const T* y, const T* result)
+{
+    check_n(who, n);
+    check_k(who, k);
+    if (ld < n)
+        fail(who, "ld = " + std::to_string(ld) + ", expected ld >= n = " + std::to_string(n));
+    if (k == 0) return;
+    if (n > 0) {
+        check_pointer(who, V, "V",
+                      "an n x k = " + std::to_string(n) + " x " + std::to_string(k) +
+                          " column-major matrix with leading dimension ld = " + std::to_string(ld));
+        check_pointer(who, y, "y", elements(n));
+    }
+    check_result(who, result, k);
+}
+
+}  // namespace detail
+
+template <typename T>
+int mdot_vectors_read(int k, const T* const* x, const T* const* y)
+{
+    constexpr const char* who = "kbench::blas::mdot_vectors_read";
+    check_k(who, k);
+    if (k > 0 && (x == nullptr || y == nullptr))
+        fail(who, std::string{x == nullptr ? "x" : "y"} + " is null, expected a host array of k = " +
+                      std::to_string(k) + " pointers");
+    pair_operands<T, mdot_chunk_size> ops{};
+    const int chunks = build_chunks(k, x, y, ops);
+    int reads = 0;
+    for (int c = 0; c < chunks; ++c) reads += ops.chunk[c].vectors;
+    return reads;
+}
+
+template <typename T>
+void dot(std::int64_t n, const T* x, const T* y, T* result, void* workspace,
+         std::size_t workspace_bytes, cudaStream_t stream)
+{
+    constexpr const char* who = "kbench::blas::dot";
+    detail::check_dot_args(who, n, x, y, result);
+    check_workspace<T>(who, n, 1, workspace, workspace_bytes);
+    if (n == 0) return zero_results(result, 1, stream);
+    launch_pairs<T, 1>(n, 1, &x, &y, result, workspace, stream);
+}
+
+template <typename T>
+void mdot(std::int64_t n, int k, const T* const* x, const T* const* y, T* result,
+          void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
+{
+    constexpr const char* who = "kbench::blas::mdot";
+    detail::check_mdot_args(who, n, k, x, y, result);
+    check_workspace<T>(who, n, k, workspace, workspace_bytes);
+    if (k == 0) return;
+    if (n == 0) return zero_results(result, k, stream);
+    if (k == 1) return launch_pairs<T, 1>(n, k, x, y, result, workspace, stream);
+    if (k == 2) return launch_pairs<T, 2>(n, k, x, y, result, workspace, stream);
+    launch_pairs<T, mdot_chunk_size>(n, k, x, y, result, workspace, stream);
+}
+
+template <typename T>
+void mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* result,
+          void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
+{
+    constexpr const char* who = "kbench::blas::mdgm";
+    detail::check_mdgm_args(who, n, k, V, ld, y, result);
+    check_workspace<T>(who, n, k, workspace, workspace_bytes);
+    if (k == 0) return;
+    if (n == 0) return zero_results(result, k, stream);
+    // Accumulators per thread: the next power of two >= k (registers are indexed statically).
+    if (k <= 1) return launch_mdgm<T, 1>(n, k, V, ld, y, result, workspace, stream);
+    if (k <= 2) return launch_mdgm<T, 2>(n, k, V, ld, y, result, workspace, stream);
+    if (k <= 4) return launch_mdgm<T, 4>(n, k, V, ld, y, result, workspace, stream);
+    if (k <= 8) return launch_mdgm<T, 8>(n, k, V, ld, y, result, workspace, stream);
+    if (k <= 16) return launch_mdgm<T, 16>(n, k, V, ld, y, result, workspace, stream);
+    if (k <= 32) return launch_mdgm<T, 32>(n, k, V, ld, y, result, workspace, stream);
+    launch_mdgm<T, max_dot_vectors>(n, k, V, ld, y, result, workspace, stream);
+}
+
+#define KBENCH_INSTANTIATE_DOT(T)                                                                \
+    template void dot<T>(std::int64_t, const T*, const T*, T*, void*, std::size_t, cudaStream_t); \
+    template void mdot<T>(std::int64_t, int, const T* const*, const T* const*, T*, void*,        \
+                          std::size_t, cudaStream_t);                                            \
+    template void mdgm<T>(std::int64_t, int, const T*, std::int64_t, const T*, T*, void*,        \
+                          std::size_t, cudaStream_t);                                            \
+    template int mdot_vectors_read<T>(int, const T* const*, const T* const*);                    \
+    template void detail::check_dot_args<T>(const char*, std::int64_t, const T*, const T*,       \
+                                            const T*);                                           \
+    template void detail::check_mdot_args<T>(const char*, std::int64_t, int, const T* const*,    \
+                                             const T* const*, const T*);                         \
+    template void detail::check_mdgm_args<T>(const char*, std::int64_t, int, const T*,           \
+                                             std::int64_t, const T*, const T*)
+KBENCH_INSTANTIATE_DOT(float);
+KBENCH_INSTANTIATE_DOT(double);
+#undef KBENCH_INSTANTIATE_DOT
+
+}  // namespace kbench::blas

@@ -1,0 +1,464 @@
+// BiCGSTAB on the GPU: the cuBLAS reference (anzt2015 Fig. 1 right), the merged form (Fig. 2)
+// and the merged form as a CUDA graph with the stopping test on the device. Declarations in
+// solvers/bicgstab.hpp.
+#include "solvers/bicgstab.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/bicgstab_kernels.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::solvers {
+namespace {
+
+using bicgstab::DeviceScalars;
+using bicgstab::DeviceStatus;
+
+/// Why a loop stops; 0 = go on.
+enum StopCode : int { go_on = 0, stop_converged, stop_max_iterations, stop_status, stop_stagnation };
+
+/// The stopping test's state, on the device for the merged and graph forms (on the host for the
+/// reference), updated once per iteration by advance().
+struct LoopState {
+    int iteration = 0;       // iterations completed
+    int stop = go_on;        // StopCode
+    int best_iteration = 0;  // iteration of the smallest residual so far
+    int status = 0;          // DeviceStatus seen when stop == stop_status
+    double best = 0.0;       // smallest relative residual so far
+    double relative = 0.0;   // relative residual after the last iteration
+};
+
+struct StopRule {
+    double inv_bnorm = 1.0;  // 1 / ||b|| (1 when b = 0: absolute residual)
+    double tolerance = 0.0;
+    int max_iterations = 0;
+    int stagnation_window = 0;
+    bool timing_mode = false;
+};
+
+/// Records iteration `state.iteration + 1`'s residual (rr = ||r||^2, status as DeviceStatus)
+/// and decides whether to stop: breakdown/non-finite first, then convergence (not in timing
+/// mode), the iteration limit and stagnation (not in timing mode).
+__host__ __device__ inline void advance(LoopState& state, double rr, int status,
+                                        const StopRule& rule)
+{
+    const double rel = sqrt(rr) * rule.inv_bnorm;
+    ++state.iteration;
+    state.relative = rel;
+    if (rel < state.best) {
+        state.best = rel;
+        state.best_iteration = state.iteration;
+    }
+    if (status == 0 && !isfinite(rel)) status = static_cast<int>(DeviceStatus::non_finite);
+    if (!rule.timing_mode && rel <= rule.tolerance) {
+        state.stop = stop_converged;  // a status raised by this iteration's scalars is moot
+    } else if (status != 0) {
+        state.stop = stop_status;
+        state.status = status;
+    } else if (state.iteration >= rule.max_iterations) {
+        state.stop = stop_max_iterations;
+    } else if (!rule.timing_mode && rule.stagnation_window > 0 &&
+               state.iteration - state.best_iteration >= rule.stagnation_window) {
+        state.stop = stop_stagnation;
+    }
+}
+
+/// Starts the state from the initial residual (iteration 0).
+__host__ __device__ inline void start(LoopState& state, double rr, int status, const StopRule& rule)
+{
+    const double rel = sqrt(rr) * rule.inv_bnorm;
+    state = LoopState{};
+    state.best = rel;
+    state.relative = rel;
+    if (rel <= rule.tolerance && !rule.timing_mode) state.stop = stop_converged;
+    else if (status != 0 || !isfinite(rel)) {
+        state.stop = stop_status;
+        state.status = status != 0 ? status : static_cast<int>(DeviceStatus::non_finite);
+    } else if (rule.max_iterations == 0) state.stop = stop_max_iterations;
+}
+
+/// One thread: the device side of the stopping test after an iteration (or, with Start, at
+/// iteration 0). history[i] = relative residual after iteration i. In a graph (Graph = true) it
+/// also sets the WHILE node's condition to "go on".
+template <typename T, bool Start, bool Graph>
+__global__ void check_kernel(const DeviceScalars<T>* __restrict__ sc, LoopState* __restrict__ state,
+                             double* __restrict__ history, StopRule rule,
+                             cudaGraphConditionalHandle handle)
+{
+    LoopState s = *state;
+    if constexpr (Start) start(s, static_cast<double>(sc->rr), sc->status, rule);
+    else advance(s, static_cast<double>(sc->rr), sc->status, rule);
+    history[s.iteration] = s.relative;
+    *state = s;
+    if constexpr (Graph) cudaGraphSetConditional(handle, s.stop == go_on ? 1u : 0u);
+    (void)handle;
+}
+
+const char* status_scalar(int status)
+{
+    switch (static_cast<DeviceStatus>(status)) {
+    case DeviceStatus::rho_zero: return "rho = r_hat . r = 0 with r != 0";
+    case DeviceStatus::rhat_v_zero: return "r_hat . v = 0 (alpha = rho / 0)";
+    case DeviceStatus::omega_zero: return "omega = t.s / t.t = 0 with r != 0";
+    case DeviceStatus::non_finite: return "a scalar or the residual is not finite";
+    default: return "unknown status";
+    }
+}
+
+/// Fills status and detail of `result` from the final loop state.
+void finish(SolveResult& result, const LoopState& state)
+{
+    result.iterations = state.iteration;
+    switch (state.stop) {
+    case stop_converged: result.status = SolveStatus::converged; break;
+    case stop_max_iterations: result.status = SolveStatus::max_iterations; break;
+    case stop_stagnation:
+        result.status = SolveStatus::stagnation;
+        result.detail = "no new smallest residual since iteration " +
+                        std::to_string(state.best_iteration) + " (" +
+                        std::to_string(state.iteration - state.best_iteration) + " iterations)";
+        break;
+    case stop_status:
+        result.status = state.status == static_cast<int>(DeviceStatus::non_finite)
+                            ? SolveStatus::non_finite
+                            : SolveStatus::breakdown;
+        result.detail = std::string{status_scalar(state.status)} + " in iteration " +
+                        std::to_string(state.iteration);
+        break;
+    default: result.detail = "loop ended without a stop code"; break;
+    }
+}
+
+// cuBLAS by precision.
+cublasStatus_t blas_dot(cublasHandle_t h, int n, const double* x, const double* y, double* r)
+{
+    return cublasDdot(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t blas_dot(cublasHandle_t h, int n, const float* x, const float* y, float* r)
+{
+    return cublasSdot(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t blas_axpy(cublasHandle_t h, int n, double a, const double* x, double* y)
+{
+    return cublasDaxpy(h, n, &a, x, 1, y, 1);
+}
+cublasStatus_t blas_axpy(cublasHandle_t h, int n, float a, const float* x, float* y)
+{
+    return cublasSaxpy(h, n, &a, x, 1, y, 1);
+}
+cublasStatus_t blas_scal(cublasHandle_t h, int n, double a, double* x)
+{
+    return cublasDscal(h, n, &a, x, 1);
+}
+cublasStatus_t blas_scal(cublasHandle_t h, int n, float a, float* x)
+{
+    return cublasSscal(h, n, &a, x, 1);
+}
+cublasStatus_t blas_copy(cublasHandle_t h, int n, const double* x, double* y)
+{
+    return cublasDcopy(h, n, x, 1, y, 1);
+}
+cublasStatus_t blas_copy(cublasHandle_t h, int n, const float* x, float* y)
+{
+    return cublasScopy(h, n, x, 1, y, 1);
+}
+
+/// Device vectors and state of one solve.
+template <typename T>
+struct Workspace {
+    explicit Workspace(std::int64_t n, int max_iterations)
+        : r(n), r_hat(n), p(n), v(n), s(n), t(n), ws(bicgstab::workspace_bytes(n)), sc(1),
+          state(1), history(static_cast<std::size_t>(max_iterations) + 1)
+    {}
+    device_buffer<T> r, r_hat, p, v, s, t;
+    device_buffer<unsigned char> ws;
+    device_buffer<DeviceScalars<T>> sc;
+    device_buffer<LoopState> state;
+    device_buffer<double> history;
+};
+
+/// ||v||_2 of a device vector (cuBLAS nrm2, host result).
+template <typename T>
+double norm2(cublasHandle_t h, std::int64_t n, const T* v)
+{
+    T result{};
+    if constexpr (std::is_same_v<T, double>)
+        KBENCH_CUBLAS_CHECK(cublasDnrm2(h, static_cast<int>(n), v, 1, &result));
+    else
+        KBENCH_CUBLAS_CHECK(cublasSnrm2(h, static_cast<int>(n), v, 1, &result));
+    return static_cast<double>(result);
+}
+
+/// r = b - A x on `stream`.
+template <typename T>
+void residual(spmv::SpmvOperator<T>& a, cublasHandle_t h, const T* b, const T* x, T* r,
+              cudaStream_t stream)
+{
+    KBENCH_CUBLAS_CHECK(blas_copy(h, static_cast<int>(a.num_rows()), b, r));
+    a.apply(T{-1}, x, T{1}, r, stream);
+}
+
+/// The merged iteration (anzt2015 Fig. 2) enqueued on `stream`.
+template <typename T>
+void merged_iteration(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, cudaStream_t stream)
+{
+    const std::int64_t n = a.num_rows();
+    DeviceScalars<T>* sc = w.sc.data();
+    void* ws = w.ws.data();
+    const std::size_t wb = w.ws.bytes();
+    bicgstab::p_update(n, w.r.data(), w.v.data(), w.p.data(), sc, stream);
+    a.apply(T{1}, w.p.data(), T{0}, w.v.data(), stream);
+    bicgstab::alpha_dot(n, w.r_hat.data(), w.v.data(), sc, ws, wb, stream);
+    bicgstab::s_update(n, w.r.data(), w.v.data(), w.s.data(), sc, stream);
+    a.apply(T{1}, w.s.data(), T{0}, w.t.data(), stream);
+    bicgstab::omega_dot(n, w.t.data(), w.s.data(), sc, ws, wb, stream);
+    bicgstab::xr_update(n, w.r_hat.data(), w.p.data(), w.s.data(), w.t.data(), x, w.r.data(), sc,
+                        ws, wb, stream);
+}
+
+/// Reference form, anzt2015 Fig. 1 right (line numbers of Table 1), scalars on the host.
+template <typename T>
+LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T>& w, T* x,
+                         const StopRule& rule, std::vector<double>& history)
+{
+    const int n = static_cast<int>(a.num_rows());
+    cudaStream_t stream{};
+    KBENCH_CUBLAS_CHECK(cublasGetStream(h, &stream));
+    T *r = w.r.data(), *r_hat = w.r_hat.data(), *p = w.p.data(), *v = w.v.data(),
+      *s = w.s.data(), *t = w.t.data();
+    KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, r_hat));
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0, w.p.bytes(), stream));
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(v, 0, w.v.bytes(), stream));
+    T rr{};
+    KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));  // line 2
+    T rho = rr, rho_old = 1, alpha = 1, omega = 1;
+    LoopState state;
+    start(state, static_cast<double>(rr), 0, rule);
+    history.assign(1, state.relative);
+    while (state.stop == go_on) {
+        int status = 0;
+        const T beta = (rho / rho_old) * (alpha / omega);
+        KBENCH_CUBLAS_CHECK(blas_scal(h, n, beta, p));               // 4: p = beta p
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -beta * omega, v, p));  // 5: p -= beta omega v
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, T{1}, r, p));           // 6: p += r
+        a.apply(T{1}, p, T{0}, v, stream);                          // 7: v = A p
+        T rhat_v{};
+        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, v, &rhat_v));  // 8
+        if (rhat_v == T{0}) status = static_cast<int>(DeviceStatus::rhat_v_zero);
+        else alpha = rho / rhat_v;
+        KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, s));           // 9: s = r
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -alpha, v, s));  // 10: s -= alpha v
+        a.apply(T{1}, s, T{0}, t, stream);                   // 11: t = A s
+        T ts{}, tt{};
+        KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, s, &ts));  // 12
+        KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, t, &tt));  // 13
+        omega = tt != T{0} ? ts / tt : T{0};             // t = 0: s = 0 or breakdown, below
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, alpha, p, x));   // 14: x += alpha p
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, omega, s, x));   // 15: x += omega s
+        KBENCH_CUBLAS_CHECK(blas_copy(h, n, s, r));          // 16: r = s
+        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -omega, t, r));  // 17: r -= omega t
+        rho_old = rho;
+        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, r, &rho));  // 18: rho = r_hat . r
+        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));       // 2: residual norm
+        const bool r_nonzero = rr != T{0};
+        if (status == 0 && !(std::isfinite(static_cast<double>(rho)) &&
+                             std::isfinite(static_cast<double>(alpha)) &&
+                             std::isfinite(static_cast<double>(omega))))
+            status = static_cast<int>(DeviceStatus::non_finite);
+        if (status == 0 && omega == T{0} && r_nonzero)
+            status = static_cast<int>(DeviceStatus::omega_zero);
+        if (status == 0 && rho == T{0} && r_nonzero)
+            status = static_cast<int>(DeviceStatus::rho_zero);
+        advance(state, static_cast<double>(rr), status, rule);
+        history.push_back(state.relative);
+    }
+    return state;
+}
+
+/// Merged form: one 40-byte state copy to the host per iteration.
+template <typename T>
+LoopState merged_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule& rule,
+                      cudaStream_t stream)
+{
+    pinned_value<LoopState> host;
+    KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.get(), w.state.data(), sizeof(LoopState),
+                                      cudaMemcpyDeviceToHost, stream));
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    while ((*host).stop == go_on) {
+        merged_iteration(a, w, x, stream);
+        check_kernel<T, false, false><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
+                                                            w.history.data(), rule, 0);
+        KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.get(), w.state.data(), sizeof(LoopState),
+                                          cudaMemcpyDeviceToHost, stream));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    return *host;
+}
+
+/// Graph form: the merged iteration and the device-side stopping test as the body of a
+/// conditional WHILE node, launched once. Precondition: the state at iteration 0 says go on (the
+/// WHILE body runs at least once: the handle's default value is 1).
+template <typename T>
+void graph_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule& rule,
+                cudaStream_t stream, cuda_event& begin, cuda_event& end)
+{
+    cuda_graph graph;
+    cudaGraphConditionalHandle handle{};
+    KBENCH_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph.get(), 1,
+                                                       cudaGraphCondAssignDefault));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = handle;
+    params.conditional.type = cudaGraphCondTypeWhile;
+    params.conditional.size = 1;
+    cudaGraphNode_t node{};
+    KBENCH_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
+    cudaGraph_t body = params.conditional.phGraph_out[0];  // owned by `graph`
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    try {
+        merged_iteration(a, w, x, stream);
+        check_kernel<T, false, true><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
+                                                           w.history.data(), rule, handle);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    } catch (...) {
+        cudaGraph_t discarded{};
+        cudaStreamEndCapture(stream, &discarded);
+        throw;
+    }
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &body));
+    cuda_graph_exec exec(graph.get());
+    begin.record(stream);
+    exec.launch(stream);
+    end.record(stream);
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
+
+const char* to_string(SolveStatus status)
+{
+    switch (status) {
+    case SolveStatus::converged: return "converged";
+    case SolveStatus::max_iterations: return "max_iterations";
+    case SolveStatus::breakdown: return "breakdown";
+    case SolveStatus::non_finite: return "non_finite";
+    case SolveStatus::stagnation: return "stagnation";
+    }
+    return "unknown";
+}
+
+const char* to_string(BicgstabForm form)
+{
+    switch (form) {
+    case BicgstabForm::reference: return "reference";
+    case BicgstabForm::merged: return "merged";
+    case BicgstabForm::graph: return "graph";
+    }
+    return "unknown";
+}
+
+BicgstabForm parse_bicgstab_form(const std::string& name)
+{
+    for (auto f : {BicgstabForm::reference, BicgstabForm::merged, BicgstabForm::graph})
+        if (name == to_string(f)) return f;
+    throw std::invalid_argument("BiCGSTAB form '" + name +
+                                "': expected reference, merged or graph");
+}
+
+template <typename T>
+SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabOptions& options,
+                     cudaStream_t stream)
+{
+    if (a.num_rows() != a.num_cols())
+        throw std::invalid_argument("bicgstab: the matrix is " + std::to_string(a.num_rows()) +
+                                    " x " + std::to_string(a.num_cols()) + ", expected square");
+    if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance))
+        throw std::invalid_argument("bicgstab: tolerance = " + std::to_string(options.tolerance) +
+                                    ", expected a finite value >= 0");
+    if (options.max_iterations < 0)
+        throw std::invalid_argument("bicgstab: max_iterations = " +
+                                    std::to_string(options.max_iterations) + ", expected >= 0");
+    if (options.stagnation_window < 0)
+        throw std::invalid_argument("bicgstab: stagnation_window = " +
+                                    std::to_string(options.stagnation_window) +
+                                    ", expected >= 0 (0: off)");
+    const std::int64_t n = a.num_rows();
+    nvtxRangePushA("bicgstab");
+    cublas_handle blas;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
+    Workspace<T> w(n, options.max_iterations);
+
+    StopRule rule;
+    const double bnorm = n > 0 ? norm2(blas.get(), n, b) : 0.0;
+    rule.inv_bnorm = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
+    rule.tolerance = options.tolerance;
+    rule.max_iterations = options.max_iterations;
+    rule.stagnation_window = options.stagnation_window;
+    rule.timing_mode = options.timing_mode;
+
+    SolveResult result;
+    result.timing_mode = options.timing_mode;
+    residual(a, blas.get(), b, x, w.r.data(), stream);
+    cuda_event begin, end;
+    LoopState state;
+    if (options.form == BicgstabForm::reference) {
+        begin.record(stream);
+        state = reference_loop(a, blas.get(), w, x, rule, result.residual_history);
+        end.record(stream);
+        end.synchronize();
+    } else {
+        bicgstab::init(n, w.r.data(), w.r_hat.data(), w.p.data(), w.v.data(), w.sc.data(),
+                       w.ws.data(), w.ws.bytes(), stream);
+        check_kernel<T, true, false><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
+                                                           w.history.data(), rule, 0);
+        KBENCH_CUDA_CHECK_LAUNCH();
+        if (options.form == BicgstabForm::merged) {
+            begin.record(stream);
+            state = merged_loop(a, w, x, rule, stream);
+            end.record(stream);
+            end.synchronize();
+        } else {
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(&state, w.state.data(), sizeof(LoopState),
+                                              cudaMemcpyDeviceToHost, stream));
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+            if (state.stop == go_on) {
+                graph_loop(a, w, x, rule, stream, begin, end);
+                KBENCH_CUDA_CHECK(cudaMemcpyAsync(&state, w.state.data(), sizeof(LoopState),
+                                                  cudaMemcpyDeviceToHost, stream));
+                KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+            } else {
+                begin.record(stream);
+                end.record(stream);
+                end.synchronize();
+            }
+        }
+        result.residual_history.resize(static_cast<std::size_t>(state.iteration) + 1);
+        KBENCH_CUDA_CHECK(cudaMemcpy(result.residual_history.data(), w.history.data(),
+                                     result.residual_history.size() * sizeof(double),
+                                     cudaMemcpyDeviceToHost));
+    }
+    result.seconds = end.seconds_since(begin);
+    finish(result, state);
+
+    residual(a, blas.get(), b, x, w.r.data(), stream);
+    result.true_residual = (n > 0 ? norm2(blas.get(), n, w.r.data()) : 0.0) * rule.inv_bnorm;
+    nvtxRangePop();
+    return result;
+}
+
+template SolveResult bicgstab<float>(spmv::SpmvOperator<float>&, const float*, float*,
+                                     const BicgstabOptions&, cudaStream_t);
+template SolveResult bicgstab<double>(spmv::SpmvOperator<double>&, const double*, double*,
+                                      const BicgstabOptions&, cudaStream_t);
+
+}  // namespace kbench::solvers

@@ -1,0 +1,36 @@
+// What an iterative solve reports: how it stopped, after how many iterations, its residual
+// history and the true residual of the solution it returns. Shared by every solver in solvers/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kbench::solvers {
+
+/// How a solve stopped. Breakdowns and stagnation are outcomes, never exceptions or NaN loops.
+enum class SolveStatus {
+    converged,        // relative residual <= tolerance
+    max_iterations,   // the iteration limit was reached (the normal end of a timing run)
+    breakdown,        // a division by zero ahead (detail names the scalar)
+    non_finite,       // a scalar or the residual became Inf/NaN
+    stagnation,       // no new smallest residual within the stagnation window
+};
+
+/// "converged", "max_iterations", "breakdown", "non_finite" or "stagnation".
+const char* to_string(SolveStatus status);
+
+/// The outcome of one solve.
+struct SolveResult {
+    SolveStatus status = SolveStatus::max_iterations;
+    std::string detail;   // e.g. "rho = r_hat . r = 0 after iteration 12"; empty when converged
+    int iterations = 0;   // iterations run, including one in which a breakdown showed
+    bool timing_mode = false;  // fixed iteration count, stopping test off
+    /// Relative residual ||r_i|| / ||b|| of the recurrence after iteration i = 0..iterations
+    /// (entry 0: the initial residual), as the solver saw it.
+    std::vector<double> residual_history;
+    double true_residual = 0.0;  // ||b - A x|| / ||b|| recomputed at the end (||b - Ax|| if b = 0)
+    double seconds = 0.0;        // wall time of the iterations (setup and final check excluded)
+    double seconds_per_iteration() const { return iterations > 0 ? seconds / iterations : 0.0; }
+};
+
+}  // namespace kbench::solvers
