@@ -116,14 +116,7 @@ nlohmann::json run_bicgstab_study(const BicgstabRunOptions& o, const std::string
     if (o.repetitions < 1)
         throw std::invalid_argument("BiCGSTAB runs: repetitions = " +
                                     std::to_string(o.repetitions) + ", expected >= 1");
-    std::optional<std::regex> filter;
-    if (!o.filter.empty()) {
-        try {
-            filter.emplace(o.filter);
-        } catch (const std::regex_error& e) {
-            throw std::invalid_argument("invalid --filter regex '" + o.filter + "': " + e.what());
-        }
-    }
+    std::optional<std::regex> filter = compile_filter(o.filter);
     const MatrixSet set = load_matrix_set(o.source.set, resolve_matrix_dir(o.source.matrix_dir));
     nlohmann::json doc = make_results_document(kbench_context(id, o.source, set, machine, false));
     doc["context"]["kbench"]["bicgstab"] = {{"tolerance", o.solve.tolerance},

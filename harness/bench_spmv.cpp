@@ -231,14 +231,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                               const MachineProfile* machine)
 {
     validate(options.run);
-    std::optional<std::regex> filter;
-    if (!options.filter.empty()) {
-        try {
-            filter.emplace(options.filter);
-        } catch (const std::regex_error& e) {
-            throw std::invalid_argument("invalid --filter regex '" + options.filter + "': " + e.what());
-        }
-    }
+    std::optional<std::regex> filter = compile_filter(options.filter);
     const std::string dir = resolve_matrix_dir(options.source.matrix_dir);
     const MatrixSet set = load_matrix_set(options.source.set, dir);
     nlohmann::json doc =

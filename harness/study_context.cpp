@@ -1,5 +1,7 @@
 #include "harness/study_context.hpp"
 
+#include <stdexcept>
+
 #include "harness/git_info.hpp"
 #include "harness/results_json.hpp"
 #include "kernels/base/device.hpp"
@@ -7,6 +9,16 @@
 
 
 namespace kbench::harness {
+
+std::optional<std::regex> compile_filter(const std::string& text)
+{
+    if (text.empty()) return std::nullopt;
+    try {
+        return std::regex(text);
+    } catch (const std::regex_error& e) {
+        throw std::invalid_argument("invalid --filter regex '" + text + "': " + e.what());
+    }
+}
 
 void validate(const RunOptions& o)
 {

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct RunOptions {
 /// Throws std::invalid_argument naming the option when `o` is out of range (repetitions < 1,
 /// min_time < 0, spmv_tune not model/trial, spmv_trials < 1).
 void validate(const RunOptions& o);
+
+/// The --filter regex of a benchmark run: empty text gives no filter (everything selected).
+/// Throws std::invalid_argument quoting the text for an invalid ECMAScript regex.
+std::optional<std::regex> compile_filter(const std::string& text);
 
 /// The command line of this run (set once by main).
 std::vector<std::string>& command_argv();
