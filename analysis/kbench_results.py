@@ -7,11 +7,14 @@ python/scripts/nvbench_json/version.py does) and turns the file into pandas Data
 
 Public API
 ----------
-load(path) -> Results(context, benchmarks, matrices)
+load(path) -> Results(context, benchmarks, matrices, entries)
     context     dict, the file's "context" object unchanged.
     benchmarks  DataFrame, one row per median aggregate (plus one row per benchmark that
                 reported an error and has no median), columns BENCHMARK_COLUMNS.
     matrices    DataFrame indexed by matrix name, in manifest order, columns MATRIX_COLUMNS.
+    entries     list of dicts, the file's "benchmarks" array unchanged: the studies that time
+                with their own loops (BiCGSTAB solves, dot-kernel sweeps) write entries of
+                their own shape, which their renderers read from here.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class Results(NamedTuple):
     context: Dict[str, Any]
     benchmarks: pd.DataFrame
     matrices: pd.DataFrame
+    entries: List[Dict[str, Any]] = []
 
 
 def check_version(context: Dict[str, Any], path: str = "<results>") -> None:
@@ -189,6 +193,9 @@ def load(path: str) -> Results:
                          f"'benchmarks' keys")
     context = doc["context"]
     check_version(context, path)
-    benchmarks = benchmarks_frame(doc.get("benchmarks", []))
+    entries = doc.get("benchmarks", [])
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: 'benchmarks' is a {type(entries).__name__}, expected a list")
+    benchmarks = benchmarks_frame(entries)
     matrices = matrices_frame(context.get("kbench", {}), path)
-    return Results(context, benchmarks, matrices)
+    return Results(context, benchmarks, matrices, entries)

@@ -28,7 +28,7 @@ void add_solve_command(CLI::App& app)
         BicgstabRunOptions run;
         std::string forms = "reference,merged,graph", kernels = "cusparse_csr,auto",
                     precision = "double", json;
-        bool no_cpu = false, no_machine = false;
+        bool no_cpu = false, no_machine = false, detailed = false;
     };
     auto a = std::make_shared<Args>();
     a->run.source.set = "smoke";
@@ -61,14 +61,17 @@ void add_solve_command(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--filter", a->run.filter,
                     "regex on names bicgstab/<form>/<spmv>/<precision>/<matrix>");
+    sub->add_flag("--detailed", a->detailed,
+                  "also one detailed solve per reference/merged configuration: each phase timed "
+                  "with CUDA events and marked with an NVTX range (anzt2015 Table 4)");
     sub->add_flag("--no-cpu", a->no_cpu, "skip the Eigen CPU baseline");
     sub->add_flag("--no-machine", a->no_machine, "skip the machine profile");
     sub->add_option("--json", a->json, "write the results JSON to FILE");
     sub->callback([a] {
-        a->run.forms.clear();
+        std::vector<solvers::BicgstabForm> forms;
         for (const auto& f : split_commas(a->forms))
-            a->run.forms.push_back(solvers::parse_bicgstab_form(f));
-        a->run.spmv_kernels = parse_kernel_list(a->kernels);
+            forms.push_back(solvers::parse_bicgstab_form(f));
+        a->run.configs = cross_configs(forms, parse_kernel_list(a->kernels), a->detailed);
         a->run.precisions = parse_precision(a->precision);
         a->run.cpu_baseline = !a->no_cpu;
         require_gpu("kbench solve bicgstab");

@@ -117,6 +117,17 @@ void latencies(MachineProfile& m, cudaStream_t stream)
                                           cudaMemcpyDeviceToHost, stream));
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }, 20, 500);
+    // A graph of `nodes` empty kernels in a chain, replayed: the device-side cost of one node,
+    // what a captured solver iteration pays per kernel instead of a launch.
+    constexpr int nodes = 200;
+    cuda_graph graph;
+    cudaGraph_t captured = graph.get();
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < nodes; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+    cuda_graph_exec exec(graph.get());
+    m.graph_node_us = 1e6 / nodes * time_events([&](cudaStream_t s) { exec.launch(s); }, stream);
 }
 
 void dgemm(MachineProfile& m, cudaStream_t stream)
@@ -163,6 +174,7 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.1f}\n", "triad bandwidth (GB/s)", m.triad_gbps);
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch latency, back-to-back launches (us)",
                m.launch_latency_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph node, replayed (us)", m.graph_node_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",
                m.launch_sync_roundtrip_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",

@@ -19,6 +19,7 @@ struct MachineProfile {
     double launch_latency_us = 0.0;            // per launch of N empty kernels back to back
     double launch_sync_roundtrip_us = 0.0;     // one empty launch + cudaStreamSynchronize
     double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
+    double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
     models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)

@@ -548,10 +548,11 @@ inline double p_memory_dot_spmv(double spmv_fraction, double dot_fraction, doubl
 //        line 8  dot  r_hat . v      line 9  copy s = r
 //      = 9 updates + 5 reductions + 2 SpMV = 16 launches; each of the 5 reductions returns its
 //      result to the host (host pointer mode), a device->host round trip each.
-//  (b), (c) merged: the 5 merged kernels + 2 SpMV = 7 launches (b: CSR SpMV, c: SELL-P SpMV; the
-//      forms differ only in the SpMV times the caller passes); the scalars stay on the device and
-//      the residual norm is copied to the host once per iteration for the stopping test.
-//  (d) merged_graph: the same 7 kernels as nodes of a CUDA graph with the stopping test on the
+//  (b), (c) merged: the 5 merged kernels + 2 SpMV + 1 one-thread stopping-test kernel (kbench's
+//      solver evaluates the test on the device and copies its 32-byte state) = 8 launches (b: CSR
+//      SpMV, c: SELL-P SpMV; the forms differ only in the SpMV times the caller passes); the
+//      scalars stay on the device and the state is copied to the host once per iteration.
+//  (d) merged_graph: the same 8 kernels as nodes of a CUDA graph with the stopping test on the
 //      device (conditional node): no host round trip; the graph's launch is amortized over the
 //      iterations and neglected.
 //
@@ -585,17 +586,27 @@ struct IterationTime {
     double spmv_s = 0.0;     // the two SpMVs
     double dots_s = 0.0;     // reduction kernels (device part)
     double updates_s = 0.0;  // vector-update kernels, incl. merged xr_update+reduce3
+    double check_s = 0.0;    // the merged forms' stopping-test kernel (latency only)
     double host_s = 0.0;     // device->host round trips
     double total_s = 0.0;
 };
 
+/// Stopping-test kernels per iteration: 0 for the cuBLAS reference (the test runs on the host),
+/// 1 for the merged forms (a one-thread kernel; kbench's solver, not anzt2015 Fig. 2).
+constexpr int stopping_test_launches(SolverForm form)
+{
+    return form == SolverForm::cublas_reference ? 0 : 1;
+}
+
 /// Kernel launches (or graph nodes) per iteration of `form`: 16 for the cuBLAS reference
-/// (14 vector calls + 2 SpMV, anzt2015 Fig. 1 right), 7 for the merged forms (5 + 2, Fig. 2).
+/// (14 vector calls + 2 SpMV, anzt2015 Fig. 1 right), 8 for the merged forms (5 + 2, Fig. 2,
+/// plus the stopping test).
 constexpr int kernel_launches(SolverForm form)
 {
-    return form == SolverForm::cublas_reference
-               ? static_cast<int>(detail::reference_kernels.size()) + 2
-               : static_cast<int>(detail::merged_kernels.size()) + 2;
+    return (form == SolverForm::cublas_reference
+                ? static_cast<int>(detail::reference_kernels.size())
+                : static_cast<int>(detail::merged_kernels.size())) +
+           2 + stopping_test_launches(form);
 }
 
 /// Device->host round trips per iteration of `form`: 5 for the cuBLAS reference (4 dot + 1 nrm2
@@ -619,7 +630,8 @@ constexpr int host_roundtrips(SolverForm form)
 /// `value_bytes` bytes on `machine`, the two SpMVs taking spmv1_s (v = A p) and spmv2_s (t = A s)
 /// seconds of device time. Each kernel takes max(bytes / read_bw_bytes_per_s, latency) with the
 /// bytes of KernelTraffic (anzt2015 Table 1), latency launch_s, or graph_node_s for the graph;
-/// round trips add roundtrip_s each (see the block comment above). Returns seconds.
+/// the stopping-test kernel of the merged forms costs one latency; round trips add roundtrip_s
+/// each (see the block comment above). Returns seconds.
 /// Throws std::invalid_argument for n < 0, value_bytes <= 0, a bandwidth that is not finite and
 /// > 0, or a latency or SpMV time that is negative or not finite.
 inline IterationTime iteration_time(SolverForm form, std::int64_t n, int value_bytes,
@@ -649,8 +661,9 @@ inline IterationTime iteration_time(SolverForm form, std::int64_t n, int value_b
             std::max(kernel_bytes(k, n, value_bytes) / machine.read_bw_bytes_per_s, latency);
         (k.role == KernelRole::reduction ? t.dots_s : t.updates_s) += kt;
     }
+    t.check_s = stopping_test_launches(form) * latency;
     t.host_s = host_roundtrips(form) * machine.roundtrip_s;
-    t.total_s = t.spmv_s + t.dots_s + t.updates_s + t.host_s;
+    t.total_s = t.spmv_s + t.dots_s + t.updates_s + t.check_s + t.host_s;
     return t;
 }
 

@@ -11,6 +11,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <cmath>
+#include <deque>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -138,6 +139,65 @@ void finish(SolveResult& result, const LoopState& state)
     }
 }
 
+/// The detailed run's clock: CUDA events between the phases of an iteration and an NVTX range
+/// around each (Nsight tools then name the kernels after the phase). Off, it only runs the work.
+/// Phases must come in the same order every iteration.
+class PhaseTimer {
+public:
+    PhaseTimer(bool on, cudaStream_t stream) : on_(on), stream_(stream) {}
+
+    void begin_iteration()
+    {
+        if (!on_) return;
+        next_ = 0;
+        event(0).record(stream_);
+    }
+
+    /// Runs work() (which enqueues on the stream, and may synchronize) as phase `name`.
+    template <typename F>
+    void operator()(const char* name, const char* group, F&& work)
+    {
+        if (!on_) {
+            work();
+            return;
+        }
+        if (next_ == phases_.size()) phases_.push_back(PhaseTime{name, group, 0.0, 0});
+        else if (phases_[next_].name != name)
+            throw std::logic_error(std::string{"bicgstab: phase '"} + name + "' where '" +
+                                   phases_[next_].name + "' ran in the first iteration");
+        nvtxRangePushA(name);
+        work();
+        nvtxRangePop();
+        event(++next_).record(stream_);
+    }
+
+    /// Waits for the iteration's last phase and adds the phases' times.
+    void end_iteration()
+    {
+        if (!on_) return;
+        events_[next_].synchronize();
+        for (std::size_t i = 0; i < next_; ++i) {
+            phases_[i].seconds += events_[i + 1].seconds_since(events_[i]);
+            ++phases_[i].calls;
+        }
+    }
+
+    std::vector<PhaseTime> take() { return std::move(phases_); }
+
+private:
+    const cuda_event& event(std::size_t i)
+    {
+        while (events_.size() <= i) events_.emplace_back();
+        return events_[i];
+    }
+
+    bool on_;
+    cudaStream_t stream_;
+    std::size_t next_ = 0;
+    std::deque<cuda_event> events_;  // event i: after phase i - 1 (0: iteration start)
+    std::vector<PhaseTime> phases_;
+};
+
 // cuBLAS by precision.
 cublasStatus_t blas_dot(cublasHandle_t h, int n, const double* x, const double* y, double* r)
 {
@@ -162,6 +222,14 @@ cublasStatus_t blas_scal(cublasHandle_t h, int n, double a, double* x)
 cublasStatus_t blas_scal(cublasHandle_t h, int n, float a, float* x)
 {
     return cublasSscal(h, n, &a, x, 1);
+}
+cublasStatus_t blas_nrm2(cublasHandle_t h, int n, const double* x, double* r)
+{
+    return cublasDnrm2(h, n, x, 1, r);
+}
+cublasStatus_t blas_nrm2(cublasHandle_t h, int n, const float* x, float* r)
+{
+    return cublasSnrm2(h, n, x, 1, r);
 }
 cublasStatus_t blas_copy(cublasHandle_t h, int n, const double* x, double* y)
 {
@@ -208,22 +276,26 @@ void residual(spmv::SpmvOperator<T>& a, cublasHandle_t h, const T* b, const T* x
     a.apply(T{-1}, x, T{1}, r, stream);
 }
 
-/// The merged iteration (anzt2015 Fig. 2) enqueued on `stream`.
+/// The merged iteration (anzt2015 Fig. 2) enqueued on `stream`; phase names are those of
+/// models::kernels(BicgstabVariant::merged).
 template <typename T>
-void merged_iteration(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, cudaStream_t stream)
+void merged_iteration(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, cudaStream_t stream,
+                      PhaseTimer& phase)
 {
     const std::int64_t n = a.num_rows();
     DeviceScalars<T>* sc = w.sc.data();
     void* ws = w.ws.data();
     const std::size_t wb = w.ws.bytes();
-    bicgstab::p_update(n, w.r.data(), w.v.data(), w.p.data(), sc, stream);
-    a.apply(T{1}, w.p.data(), T{0}, w.v.data(), stream);
-    bicgstab::alpha_dot(n, w.r_hat.data(), w.v.data(), sc, ws, wb, stream);
-    bicgstab::s_update(n, w.r.data(), w.v.data(), w.s.data(), sc, stream);
-    a.apply(T{1}, w.s.data(), T{0}, w.t.data(), stream);
-    bicgstab::omega_dot(n, w.t.data(), w.s.data(), sc, ws, wb, stream);
-    bicgstab::xr_update(n, w.r_hat.data(), w.p.data(), w.s.data(), w.t.data(), x, w.r.data(), sc,
-                        ws, wb, stream);
+    T *r = w.r.data(), *r_hat = w.r_hat.data(), *p = w.p.data(), *v = w.v.data(),
+      *s = w.s.data(), *t = w.t.data();
+    phase("p_update", "p_update", [&] { bicgstab::p_update(n, r, v, p, sc, stream); });
+    phase("SpMV v = A p", "spmv", [&] { a.apply(T{1}, p, T{0}, v, stream); });
+    phase("reduce1", "dot", [&] { bicgstab::alpha_dot(n, r_hat, v, sc, ws, wb, stream); });
+    phase("s_update", "s_update", [&] { bicgstab::s_update(n, r, v, s, sc, stream); });
+    phase("SpMV t = A s", "spmv", [&] { a.apply(T{1}, s, T{0}, t, stream); });
+    phase("reduce2", "dot", [&] { bicgstab::omega_dot(n, t, s, sc, ws, wb, stream); });
+    phase("xr_update+reduce3", "xr_update",
+          [&] { bicgstab::xr_update(n, r_hat, p, s, t, x, r, sc, ws, wb, stream); });
 }
 
 /// Reference form, anzt2015 Fig. 1 right (line numbers of Table 1), scalars on the host.
@@ -231,7 +303,7 @@ void merged_iteration(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, cudaStrea
 template <typename T>
 LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T>& w, T* x,
                          const StopRule& rule, std::vector<double>& history,
-                         const cuda_event& begin)
+                         const cuda_event& begin, PhaseTimer& phase)
 {
     const int n = static_cast<int>(a.num_rows());
     cudaStream_t stream{};
@@ -242,7 +314,7 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
     KBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0, w.p.bytes(), stream));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(v, 0, w.v.bytes(), stream));
     T rr{};
-    KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));  // line 2
+    KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));  // ||r_0||^2 = rho_0
     T rho = rr, rho_old = 1, alpha = 1, omega = 1;
     LoopState state;
     start(state, static_cast<double>(rr), 0, rule);
@@ -251,28 +323,44 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
     while (state.stop == go_on) {
         int status = 0;
         const T beta = (rho / rho_old) * (alpha / omega);
-        KBENCH_CUBLAS_CHECK(blas_scal(h, n, beta, p));               // 4: p = beta p
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -beta * omega, v, p));  // 5: p -= beta omega v
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, T{1}, r, p));           // 6: p += r
-        a.apply(T{1}, p, T{0}, v, stream);                          // 7: v = A p
+        phase.begin_iteration();
+        // Phase names: models::kernels(BicgstabVariant::reference), Table 1's rows.
+        phase("scal p = beta p", "p_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_scal(h, n, beta, p)); });  // 4
+        phase("axpy p += -omega beta v", "p_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -beta * omega, v, p)); });  // 5
+        phase("axpy p += r", "p_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, T{1}, r, p)); });  // 6
+        phase("SpMV v = A p", "spmv", [&] { a.apply(T{1}, p, T{0}, v, stream); });  // 7
         T rhat_v{};
-        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, v, &rhat_v));  // 8
+        phase("dot r_hat . v (alpha)", "dot",
+              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, v, &rhat_v)); });  // 8
         if (rhat_v == T{0}) status = static_cast<int>(DeviceStatus::rhat_v_zero);
         else alpha = rho / rhat_v;
-        KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, s));           // 9: s = r
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -alpha, v, s));  // 10: s -= alpha v
-        a.apply(T{1}, s, T{0}, t, stream);                   // 11: t = A s
+        phase("copy s = r", "s_update", [&] { KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, s)); });  // 9
+        phase("axpy s += -alpha v", "s_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -alpha, v, s)); });  // 10
+        phase("SpMV t = A s", "spmv", [&] { a.apply(T{1}, s, T{0}, t, stream); });  // 11
         T ts{}, tt{};
-        KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, s, &ts));  // 12
-        KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, t, &tt));  // 13
-        omega = tt != T{0} ? ts / tt : T{0};             // t = 0: s = 0 or breakdown, below
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, alpha, p, x));   // 14: x += alpha p
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, omega, s, x));   // 15: x += omega s
-        KBENCH_CUBLAS_CHECK(blas_copy(h, n, s, r));          // 16: r = s
-        KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -omega, t, r));  // 17: r -= omega t
+        phase("dot t . s (omega)", "dot",
+              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, s, &ts)); });  // 12
+        phase("dot t . t (omega)", "dot",
+              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, t, &tt)); });  // 13
+        omega = tt != T{0} ? ts / tt : T{0};  // t = 0: s = 0 or breakdown, below
+        phase("axpy x += alpha p", "xr_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, alpha, p, x)); });  // 14
+        phase("axpy x += omega s", "xr_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, omega, s, x)); });  // 15
+        phase("copy r = s", "xr_update", [&] { KBENCH_CUBLAS_CHECK(blas_copy(h, n, s, r)); });  // 16
+        phase("axpy r += -omega t", "xr_update",
+              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -omega, t, r)); });  // 17
+        T res{};
+        phase("nrm2 r (res)", "dot", [&] { KBENCH_CUBLAS_CHECK(blas_nrm2(h, n, r, &res)); });  // 18
+        rr = res * res;
         rho_old = rho;
-        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, r, &rho));  // 18: rho = r_hat . r
-        KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));       // 2: residual norm
+        phase("dot r_hat . r (rho)", "dot",
+              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, r, &rho)); });  // 2, next iteration
+        phase.end_iteration();
         const bool r_nonzero = rr != T{0};
         if (status == 0 && !(std::isfinite(static_cast<double>(rho)) &&
                              std::isfinite(static_cast<double>(alpha)) &&
@@ -292,17 +380,21 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
 /// holds the state at iteration 0.
 template <typename T>
 LoopState merged_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule& rule,
-                      cudaStream_t stream)
+                      cudaStream_t stream, PhaseTimer& phase)
 {
     pinned_value<LoopState>& host = w.host_state;
     while ((*host).stop == go_on) {
-        merged_iteration(a, w, x, stream);
-        check_kernel<T, false, false><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
-                                                            w.history.data(), rule, 0);
-        KBENCH_CUDA_CHECK_LAUNCH();
-        KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.get(), w.state.data(), sizeof(LoopState),
-                                          cudaMemcpyDeviceToHost, stream));
-        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+        phase.begin_iteration();
+        merged_iteration(a, w, x, stream, phase);
+        phase("stopping test", "check", [&] {
+            check_kernel<T, false, false><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
+                                                                w.history.data(), rule, 0);
+            KBENCH_CUDA_CHECK_LAUNCH();
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.get(), w.state.data(), sizeof(LoopState),
+                                              cudaMemcpyDeviceToHost, stream));
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+        });
+        phase.end_iteration();
     }
     return *host;
 }
@@ -329,7 +421,8 @@ void graph_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule&
     KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
                                                     cudaStreamCaptureModeThreadLocal));
     try {
-        merged_iteration(a, w, x, stream);
+        PhaseTimer untimed(false, stream);
+        merged_iteration(a, w, x, stream, untimed);
         check_kernel<T, false, true><<<1, 1, 0, stream>>>(w.sc.data(), w.state.data(),
                                                            w.history.data(), rule, handle);
         KBENCH_CUDA_CHECK_LAUNCH();
@@ -395,6 +488,10 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
         throw std::invalid_argument("bicgstab: stagnation_window = " +
                                     std::to_string(options.stagnation_window) +
                                     ", expected >= 0 (0: off)");
+    if (options.detailed && options.form == BicgstabForm::graph)
+        throw std::invalid_argument(
+            "bicgstab: detailed = true with the graph form: its kernels run inside one graph "
+            "launch and cannot be timed one by one; use the merged form (same kernels)");
     const std::int64_t n = a.num_rows();
     nvtxRangePushA("bicgstab");
     cublas_handle blas;
@@ -414,9 +511,11 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
     result.timing_mode = options.timing_mode;
     residual(a, blas.get(), b, x, w.r.data(), stream);
     cuda_event begin, end;
+    PhaseTimer phase(options.detailed, stream);
     LoopState state;
     if (options.form == BicgstabForm::reference) {
-        state = reference_loop(a, blas.get(), w, x, rule, result.residual_history, begin);
+        state = reference_loop(a, blas.get(), w, x, rule, result.residual_history, begin,
+                               phase);
         end.record(stream);
         end.synchronize();
     } else {
@@ -430,7 +529,7 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
                                               sizeof(LoopState), cudaMemcpyDeviceToHost, stream));
             KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
             begin.record(stream);
-            state = merged_loop(a, w, x, rule, stream);
+            state = merged_loop(a, w, x, rule, stream, phase);
             end.record(stream);
             end.synchronize();
         } else {
@@ -454,6 +553,7 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
                                      cudaMemcpyDeviceToHost));
     }
     result.seconds = end.seconds_since(begin);
+    result.phases = phase.take();
     finish(result, state);
 
     residual(a, blas.get(), b, x, w.r.data(), stream);

@@ -48,14 +48,22 @@ struct BicgstabOptions {
     /// Stagnation: stop when no iteration in this many reached a new smallest residual
     /// (0: never). BiCGSTAB's residual is not monotone, hence a window rather than a ratio.
     int stagnation_window = 200;
+    /// Detailed run (anzt2015 Table 4): every phase of an iteration (each cuBLAS call or fused
+    /// kernel, each SpMV, the stopping test) is bracketed by CUDA events and an NVTX range named
+    /// after it (the names of models/bicgstab_model.hpp's kernel tables, "SpMV v = A p",
+    /// "SpMV t = A s", "stopping test"); SolveResult::phases gets the times. The events cost
+    /// time, so time a form's iteration in a run without it. Not for the graph form (its kernels
+    /// run inside one graph launch): bicgstab throws std::invalid_argument.
+    bool detailed = false;
 };
 
 /// Solves A x = b with BiCGSTAB on the GPU; x holds x0 on entry and the solution on return.
 /// A: the operator of an n x n matrix; b, x: device vectors of n entries; all work is enqueued on
 /// `stream` and the call returns after it completed. Throws std::invalid_argument for a
-/// non-square operator, tolerance < 0 or not finite, max_iterations < 0 or stagnation_window <
-/// 0; kbench::cuda_error on CUDA/cuBLAS failures. Breakdown (rho = 0, r_hat . v = 0, omega = 0),
-/// non-finite scalars and stagnation are reported in the result's status, never thrown.
+/// non-square operator, tolerance < 0 or not finite, max_iterations < 0, stagnation_window < 0,
+/// or `detailed` with the graph form; kbench::cuda_error on CUDA/cuBLAS failures. Breakdown
+/// (rho = 0, r_hat . v = 0, omega = 0), non-finite scalars and stagnation are reported in the
+/// result's status, never thrown.
 /// Source: anzt2015 Sec. 2-3 (Figs. 1-2); the graph form is kbench's.
 template <typename T>
 SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabOptions& options,

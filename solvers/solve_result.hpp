@@ -19,6 +19,16 @@ enum class SolveStatus {
 /// "converged", "max_iterations", "breakdown", "non_finite" or "stagnation".
 const char* to_string(SolveStatus status);
 
+/// Time of one phase of an iteration (one library call or kernel, or a group of them) summed
+/// over the iterations of a detailed run.
+struct PhaseTime {
+    std::string name;    // e.g. "axpy p += r" or "SpMV v = A p"; also its NVTX range name
+    std::string group;   // the profile column it adds to: "spmv", "dot", "p_update",
+                         // "s_update", "xr_update" or "check" (anzt2015 Table 4)
+    double seconds = 0.0;  // summed over the iterations (CUDA events around the phase)
+    int calls = 0;         // iterations in which it ran
+};
+
 /// The outcome of one solve.
 struct SolveResult {
     SolveStatus status = SolveStatus::max_iterations;
@@ -30,6 +40,9 @@ struct SolveResult {
     std::vector<double> residual_history;
     double true_residual = 0.0;  // ||b - A x|| / ||b|| recomputed at the end (||b - Ax|| if b = 0)
     double seconds = 0.0;        // wall time of the iterations (setup and final check excluded)
+    /// Detailed runs only (solver option `detailed`): the iteration split into phases, in
+    /// execution order; their seconds add up to `seconds` up to the host work between phases.
+    std::vector<PhaseTime> phases;
     double seconds_per_iteration() const { return iterations > 0 ? seconds / iterations : 0.0; }
 };
 

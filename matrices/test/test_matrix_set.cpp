@@ -49,7 +49,7 @@ std::string load_error(const std::string& path, const std::string& matrix_dir = 
 TEST(MatrixSet, ShippedSetsAreListedSorted)
 {
     const auto names = shipped_matrix_sets();
-    EXPECT_EQ(names, (std::vector<std::string>{"anzt2015", "default", "smoke", "spmv-stress"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"anzt2015", "anzt2015-traffic", "default", "smoke", "spmv-stress"}));
 }
 
 TEST(MatrixSet, SmokeSetBuildsSmallValidMatrices)
@@ -188,7 +188,7 @@ TEST(MatrixSet, MissingFilesAndBadDocuments)
     EXPECT_NE(load_error(write_manifest("no_list", R"({"name": "t"})")).find("\"matrices\""),
               std::string::npos);
     const std::string unknown = load_error("no_such_set");
-    EXPECT_NE(unknown.find("shipped: anzt2015, default, smoke, spmv-stress"), std::string::npos)
+    EXPECT_NE(unknown.find("shipped: anzt2015, anzt2015-traffic, default, smoke, spmv-stress"), std::string::npos)
         << unknown;
 }
 

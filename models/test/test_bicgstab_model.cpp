@@ -312,8 +312,8 @@ constexpr km::SolverForm kForms[] = {km::SolverForm::cublas_reference, km::Solve
 TEST(BicgstabTime, KernelAndRoundTripCounts)
 {
     EXPECT_EQ(km::kernel_launches(km::SolverForm::cublas_reference), 16);  // 9 + 5 + 2 SpMV
-    EXPECT_EQ(km::kernel_launches(km::SolverForm::merged), 7);            // 5 + 2 SpMV
-    EXPECT_EQ(km::kernel_launches(km::SolverForm::merged_graph), 7);
+    EXPECT_EQ(km::kernel_launches(km::SolverForm::merged), 8);  // 5 + 2 SpMV + stopping test
+    EXPECT_EQ(km::kernel_launches(km::SolverForm::merged_graph), 8);
     EXPECT_EQ(km::host_roundtrips(km::SolverForm::cublas_reference), 5);  // 4 dot + nrm2
     EXPECT_EQ(km::host_roundtrips(km::SolverForm::merged), 1);            // residual norm
     EXPECT_EQ(km::host_roundtrips(km::SolverForm::merged_graph), 0);
@@ -334,7 +334,7 @@ TEST(BicgstabTime, BandwidthBoundAtLargeN)
                     1e-12);
         EXPECT_DOUBLE_EQ(t.spmv_s, 0.05);
         EXPECT_DOUBLE_EQ(t.host_s, km::host_roundtrips(form) * kMachine.roundtrip_s);
-        EXPECT_DOUBLE_EQ(t.total_s, t.spmv_s + t.dots_s + t.updates_s + t.host_s);
+        EXPECT_DOUBLE_EQ(t.total_s, t.spmv_s + t.dots_s + t.updates_s + t.check_s + t.host_s);
     }
     // Reference: 34n entries vs merged 18n: the vector part is 34/18 times longer.
     const auto ref = km::iteration_time(km::SolverForm::cublas_reference, n, 8, kMachine, 0, 0);
@@ -343,21 +343,24 @@ TEST(BicgstabTime, BandwidthBoundAtLargeN)
 }
 
 // n = 1 and SpMVs of 1 ns: every kernel is latency bound, so the time is launches x latency
-// plus the round trips: (a) 16 x 2.5 us + 5 x 10 us = 90 us, (b) 7 x 2.5 + 10 = 27.5 us,
-// (d) 7 x 1 us = 7 us.
+// plus the round trips: (a) 16 x 2.5 us + 5 x 10 us = 90 us, (b) 8 x 2.5 + 10 = 30 us,
+// (d) 8 x 1 us = 8 us (the merged forms count their stopping-test kernel).
 TEST(BicgstabTime, LatencyBoundAtTinyN)
 {
     const auto a = km::iteration_time(km::SolverForm::cublas_reference, 1, 8, kMachine, 1e-9, 1e-9);
     const auto b = km::iteration_time(km::SolverForm::merged, 1, 8, kMachine, 1e-9, 1e-9);
     const auto d = km::iteration_time(km::SolverForm::merged_graph, 1, 8, kMachine, 1e-9, 1e-9);
     EXPECT_NEAR(a.total_s, 16 * 2.5e-6 + 5 * 1e-5, 1e-15);
-    EXPECT_NEAR(b.total_s, 7 * 2.5e-6 + 1 * 1e-5, 1e-15);
-    EXPECT_NEAR(d.total_s, 7 * 1e-6, 1e-15);
+    EXPECT_NEAR(b.total_s, 8 * 2.5e-6 + 1 * 1e-5, 1e-15);
+    EXPECT_NEAR(d.total_s, 8 * 1e-6, 1e-15);
     EXPECT_NEAR(a.dots_s, 5 * 2.5e-6, 1e-15);
     EXPECT_NEAR(a.updates_s, 9 * 2.5e-6, 1e-15);
     EXPECT_NEAR(b.dots_s, 2 * 2.5e-6, 1e-15);  // reduce1, reduce2
     EXPECT_NEAR(b.updates_s, 3 * 2.5e-6, 1e-15);
     EXPECT_DOUBLE_EQ(d.host_s, 0.0);
+    EXPECT_DOUBLE_EQ(a.check_s, 0.0);
+    EXPECT_NEAR(b.check_s, 2.5e-6, 1e-15);
+    EXPECT_NEAR(d.check_s, 1e-6, 1e-15);
 }
 
 // For the same inputs (graph_node_s <= launch_s) the graph is never slower than the merged form,

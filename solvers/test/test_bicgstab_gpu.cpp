@@ -5,11 +5,14 @@
 #include "kernels/machine_probe.hpp"
 #include "kernels/test/gpu_test.hpp"
 #include "matrices/generators.hpp"
+#include "models/bicgstab_model.hpp"
 #include "solvers/bicgstab.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -226,6 +229,51 @@ TEST(BicgstabGpu, RejectsBadOptions)
     opts.max_iterations = 10;
     opts.tolerance = std::nan("");
     EXPECT_THROW(solve_gpu(a, b, "csr_vector", opts), std::invalid_argument);
+}
+
+/// The detailed run names its phases after the traffic model's kernel tables (the table1
+/// reproduction joins Nsight Compute's NVTX-named kernels with them), times every one of them in
+/// every iteration, and its phases add up to the loop's time.
+TEST(BicgstabGpu, DetailedRunTimesEveryPhaseUnderTheModelsNames)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double> a = convection_diffusion(40, 40, 1, 10.0, 5.0, 0.0);
+    const std::vector<double> b(static_cast<std::size_t>(a.num_rows), 1.0);
+    const std::pair<BicgstabForm, models::BicgstabVariant> forms[] = {
+        {BicgstabForm::reference, models::BicgstabVariant::reference},
+        {BicgstabForm::merged, models::BicgstabVariant::merged}};
+    for (const auto& [form, variant] : forms) {
+        SCOPED_TRACE(to_string(form));
+        BicgstabOptions opts;
+        opts.form = form;
+        opts.timing_mode = true;
+        opts.max_iterations = 12;
+        opts.detailed = true;
+        const SolveResult r = solve_gpu(a, b, "cusparse_csr", opts).result;
+        ASSERT_EQ(r.iterations, 12);
+        std::set<std::string> model_names{"SpMV v = A p", "SpMV t = A s", "stopping test"};
+        for (const auto& k : models::kernels(variant)) model_names.emplace(k.name);
+        const std::size_t expected =
+            models::kernels(variant).size() + 2 + (form == BicgstabForm::merged ? 1 : 0);
+        ASSERT_EQ(r.phases.size(), expected);
+        double sum = 0.0;
+        for (const PhaseTime& p : r.phases) {
+            EXPECT_TRUE(model_names.count(p.name)) << p.name;
+            EXPECT_EQ(p.calls, 12) << p.name;
+            EXPECT_GT(p.seconds, 0.0) << p.name;
+            const std::set<std::string> groups{"spmv", "dot", "p_update", "s_update",
+                                               "xr_update", "check"};
+            EXPECT_TRUE(groups.count(p.group)) << p.group;
+            sum += p.seconds;
+        }
+        // The loop's events bracket the phases' events (host work in between adds a little).
+        EXPECT_LE(sum, r.seconds * 1.0001);
+        EXPECT_GE(sum, 0.5 * r.seconds);
+    }
+    BicgstabOptions graph;
+    graph.form = BicgstabForm::graph;
+    graph.detailed = true;
+    EXPECT_THROW(solve_gpu(a, b, "cusparse_csr", graph), std::invalid_argument);
 }
 
 }  // namespace
