@@ -39,22 +39,45 @@ double error_from_ones(const std::vector<T>& x)
     return err;
 }
 
+/// Device seconds of one apply of `op` (y = A x): median over 5 timings of 10 back-to-back
+/// applies after 2 warm-up applies (CUDA events). x, y: device vectors of n entries.
+template <typename T>
+double time_spmv(spmv::SpmvOperator<T>& op, const T* x, T* y, cudaStream_t stream)
+{
+    constexpr int applies = 10;
+    for (int i = 0; i < 2; ++i) op.apply(T{1}, x, T{0}, y, stream);
+    cuda_event start, stop;
+    std::vector<double> samples;
+    for (int rep = 0; rep < 5; ++rep) {
+        start.record(stream);
+        for (int i = 0; i < applies; ++i) op.apply(T{1}, x, T{0}, y, stream);
+        stop.record(stream);
+        stop.synchronize();
+        samples.push_back(stop.seconds_since(start) / applies);
+    }
+    return median(samples);
+}
+
 /// The absolute time model and the memory lower bound of one iteration of `form` with operator
-/// `op` (anzt2015 Table 1 bytes; models::iteration_time), both per iteration in seconds.
+/// `op` (anzt2015 Table 1 bytes; models::iteration_time), both per iteration in seconds. The
+/// SpMV time is the SpMV time model's prediction where it covers the operator's kernel, else the
+/// operator's measured time (cuSPARSE has no model). A host round trip is the measured tiny
+/// reduction + copy + synchronize less the launch of its kernel, which the model counts apart.
 template <typename T>
 void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOperator<T>& op,
-               const MachineProfile& m)
+               const MachineProfile& m, const T* x, T* y, cudaStream_t stream)
 {
     if (!(m.read_gbps > 0.0)) return;
     const double bw = m.read_gbps * 1e9;
     const models::Traffic traffic = op.traffic(false);
     const double spmv_bytes = traffic.bytes_read + traffic.bytes_written;
     const double predicted_s = op.choice().predicted_us * 1e-6;
-    const double spmv_s = predicted_s > 0.0 ? predicted_s : spmv_bytes / bw;
+    const double spmv_s = predicted_s > 0.0 ? predicted_s : time_spmv(op, x, y, stream);
     models::BicgstabMachine machine;
     machine.read_bw_bytes_per_s = bw;
     machine.launch_s = m.launch_latency_us * 1e-6;
-    machine.roundtrip_s = m.launch_sync_roundtrip_us * 1e-6;
+    machine.roundtrip_s =
+        std::max(0.0, m.reduction_roundtrip_latency_us - m.launch_latency_us) * 1e-6;
     machine.graph_node_s = m.graph_node_us * 1e-6;
     const models::SolverForm model_form =
         form == solvers::BicgstabForm::reference ? models::SolverForm::cublas_reference
@@ -65,7 +88,7 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     entry["model"] = {{"seconds_per_iteration", t.total_s}, {"spmv_s", t.spmv_s},
                       {"dots_s", t.dots_s},  {"updates_s", t.updates_s},
                       {"check_s", t.check_s}, {"host_s", t.host_s},
-                      {"spmv_source", predicted_s > 0.0 ? "model" : "bandwidth"}};
+                      {"spmv_source", predicted_s > 0.0 ? "model" : "measured"}};
     const models::BicgstabVariant variant = form == solvers::BicgstabForm::reference
                                                 ? models::BicgstabVariant::reference
                                                 : models::BicgstabVariant::merged;
@@ -169,7 +192,7 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
                             {"repetitions", o.repetitions},
                             {"residual_history", first.residual_history}};
         e.update(size);
-        if (machine != nullptr) add_model(e, config.form, op, *machine);
+        if (machine != nullptr) add_model(e, config.form, op, *machine, db.data(), dx.data(), stream);
         doc["benchmarks"].push_back(std::move(e));
 
         if (!config.detailed || config.form == solvers::BicgstabForm::graph) continue;
@@ -225,7 +248,11 @@ nlohmann::json run_bicgstab_study(const BicgstabRunOptions& o, const std::string
     std::optional<std::regex> filter = compile_filter(o.filter);
     const MatrixSet set = load_matrix_set(o.source.set, resolve_matrix_dir(o.source.matrix_dir));
     nlohmann::json doc = make_results_document(kbench_context(id, o.source, set, machine, false));
-    doc["context"]["kbench"]["bicgstab"] = {{"tolerance", o.solve.tolerance},
+    doc["context"]["kbench"]["bicgstab"] = {{"precisions", o.precisions},
+                                            {"iterations", o.solve.timing_mode
+                                                               ? nlohmann::json(o.solve.max_iterations)
+                                                               : nlohmann::json(nullptr)},
+                                            {"tolerance", o.solve.tolerance},
                                             {"max_iterations", o.solve.max_iterations},
                                             {"timing_mode", o.solve.timing_mode},
                                             {"stagnation_window", o.solve.stagnation_window},

@@ -49,7 +49,7 @@ struct BicgstabRunOptions {
 ///   (medians over the repetitions), repetitions, residual_history (first timed solve); with a
 ///   machine profile also "model" (models::iteration_time per iteration, seconds: total, spmv,
 ///   dots, updates, check, host; spmv_source "model" when the SpMV time model predicted the
-///   operator's kernel, "bandwidth" when its traffic at the read bandwidth stood in) and
+///   operator's kernel, "measured" when the operator's timed SpMV stood in) and
 ///   lower_bound_seconds_per_iteration (anzt2015 Table 1 bytes of the form plus both SpMVs'
 ///   traffic, at the measured read bandwidth). The CPU baseline has form "cpu".
 /// * "phases", one per detailed configuration (bicgstab-phases/...): iterations, seconds (sum of

@@ -17,6 +17,7 @@
 #include "harness/registry.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"
 #include "models/bicgstab_model.hpp"
 #include "models/spmv_traffic.hpp"
@@ -123,7 +124,8 @@ nlohmann::json run_table1(const StudyRun& run)
                         n = a.num_rows;
                         nnz = a.nnz();
                         doc["context"]["kbench"]["matrices"][e.name] =
-                            matrix_context(e, a, SellpParams{0, 0, 0, 0});
+                            matrix_context(e, a, spmv::resolve_sellp_params(
+                                                     a.view(), SellpParams{0, 0, 0, 0}));
                         doc["context"]["kbench"]["table1"] = {
                             {"matrix", e.name}, {"n", a.num_rows}, {"nnz", a.nnz()},
                             {"precision", "double"}, {"value_bytes", value_bytes},
