@@ -31,8 +31,11 @@ double dependent_load_latency_us(std::size_t footprint_bytes, int steps, cudaStr
 /// lanes per row, latency bound: its time less one launch over the model's latency bound). Medians of repeated CUDA-event timings. Throws kbench::cuda_error.
 models::SpmvMachine measure_machine_figures();
 
+/// NVTX range around the probes of machine_figures(), for profilers to exclude.
+inline constexpr const char* machine_probe_range = "kbench_machine_probe";
+
 /// measure_machine_figures() of the current device, measured once per process and device
-/// (thread safe).
+/// (thread safe), inside the NVTX range machine_probe_range.
 const models::SpmvMachine& machine_figures();
 
 }  // namespace kbench::spmv

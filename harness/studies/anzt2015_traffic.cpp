@@ -17,6 +17,7 @@
 #include "harness/registry.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study.hpp"
+#include "kernels/machine_probe.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"
 #include "models/bicgstab_model.hpp"
@@ -53,7 +54,8 @@ std::map<std::string, Measured> profile_form(const std::string& form, const Stud
         (fs::temp_directory_path() / fmt::format("kbench-table1-{}-{}.json", form, getpid()))
             .string();
     std::vector<std::string> cmd{
-        "ncu", "--nvtx", "--print-nvtx-rename", "kernel", "--metrics",
+        "ncu", "--nvtx", "--nvtx-exclude", std::string{spmv::machine_probe_range} + "/",
+        "--print-nvtx-rename", "kernel", "--metrics",
         std::string{metric_read} + "," + metric_write, "--clock-control", "none",
         "--print-units", "base", "--csv", self, "solve", "bicgstab", "--set", run.source.set,
         "--forms", form, "--spmv", "cusparse_csr", "--precision", "double", "--timing",
