@@ -2,9 +2,9 @@
 // + 9n writes besides the SpMVs) vs merged kernels (14n + 4n), measured with Nsight Compute next
 // to the model (models/bicgstab_model.hpp). kbench re-runs itself as `kbench solve bicgstab
 // --detailed` under ncu, once per form: the detailed run wraps every phase in an NVTX range named
-// after its row of the model's kernel table, and ncu's --print-nvtx-rename kernel names each
-// profiled kernel after its innermost range, so the DRAM bytes of all kernels one cuBLAS call
-// or one fused kernel launched add up under that row's name.
+// after its row of the model's kernel table, and ncu's --print-nvtx-rename kernel prefixes each
+// profiled kernel's name with its innermost range ("<range>/<kernel>"), so the DRAM bytes of all
+// kernels one cuBLAS call or one fused kernel launched add up under that row's name.
 //
 // Entries (kind "traffic"), one per model row of each form and one per SpMV: form, kernel, role
 // (update, reduction, spmv), line (anzt2015 Fig. 1 right; 0 for merged), merged_into,
@@ -73,7 +73,8 @@ std::map<std::string, Measured> profile_form(const std::string& form, const Stud
             ncu.exit_code, ncu.out));
     std::map<std::string, Measured> by_name;
     for (const NcuKernel& k : parse_ncu_csv(ncu.out)) {
-        Measured& m = by_name[k.name];
+        // A renamed kernel reads "<innermost NVTX range>/<kernel name>"; phase names have no '/'.
+        Measured& m = by_name[k.name.substr(0, k.name.find('/'))];
         const auto r = k.metrics.find(metric_read), w = k.metrics.find(metric_write);
         if (r != k.metrics.end()) m.read += r->second;
         if (w != k.metrics.end()) m.write += w->second;
