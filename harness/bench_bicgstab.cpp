@@ -189,8 +189,8 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
                             {"error", error_from_ones(dx.to_host())},
                             {"seconds", median(seconds)},
                             {"seconds_per_iteration", median(per_iteration)},
-                            {"repetitions", o.repetitions},
-                            {"residual_history", first.residual_history}};
+                            {"repetitions", o.repetitions}};
+        if (o.residual_history) e["residual_history"] = first.residual_history;
         e.update(size);
         if (machine != nullptr) add_model(e, config.form, op, *machine, db.data(), dx.data(), stream);
         doc["benchmarks"].push_back(std::move(e));

@@ -39,6 +39,7 @@ struct BicgstabRunOptions {
     int repetitions = 5;             // timed solves after one short warm-up solve (median)
     std::string filter;              // regex searched in bicgstab/<form>/<kernel>/<prec>/<matrix>
     bool cpu_baseline = true;        // also solve with Eigen on the CPU (once)
+    bool residual_history = true;    // store each solve's residual history (first timed solve)
 };
 
 /// Runs the solves and returns a results document (results_json.hpp schema) with id `id`.
@@ -46,7 +47,8 @@ struct BicgstabRunOptions {
 /// * "solve", one per configuration: name (bicgstab/<form>/<policy>/<precision>/<matrix>),
 ///   form, spmv {policy, kernel, params}, precision, matrix, n, nnz, status, detail, iterations,
 ///   timing_mode, true_residual, error (||x - 1||_inf), seconds and seconds_per_iteration
-///   (medians over the repetitions), repetitions, residual_history (first timed solve); with a
+///   (medians over the repetitions), repetitions, residual_history (first timed solve; when
+///   options.residual_history); with a
 ///   machine profile also "model" (models::iteration_time per iteration, seconds: total, spmv,
 ///   dots, updates, check, host; spmv_source "model" when the SpMV time model predicted the
 ///   operator's kernel, "measured" when the operator's timed SpMV stood in) and

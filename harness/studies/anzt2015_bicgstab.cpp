@@ -176,6 +176,7 @@ nlohmann::json run_profile(const StudyRun& run)
     o.solve.max_iterations = iterations;
     o.repetitions = std::min(run.options.repetitions, max_repetitions);
     o.cpu_baseline = false;
+    o.residual_history = false;  // timing runs: the histories say nothing here (and weigh MBs)
     nlohmann::json doc = run_bicgstab_study(o, run.id, run.machine);
     add_predictions(doc, refit_dot_savings(run, doc));
     return doc;
