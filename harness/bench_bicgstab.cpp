@@ -175,23 +175,29 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
             per_iteration.push_back(r.seconds_per_iteration());
             if (rep == 0) first = std::move(r);
         }
-        nlohmann::json e = {{"kind", "solve"},
-                            {"name", name},
-                            {"form", solvers::to_string(config.form)},
-                            {"spmv", spmv_json},
-                            {"precision", precision},
-                            {"matrix", entry.name},
-                            {"status", to_string(first.status)},
-                            {"detail", first.detail},
-                            {"iterations", first.iterations},
-                            {"timing_mode", first.timing_mode},
-                            {"true_residual", first.true_residual},
-                            {"error", error_from_ones(dx.to_host())},
-                            {"seconds", median(seconds)},
-                            {"seconds_per_iteration", median(per_iteration)},
-                            {"repetitions", o.repetitions}};
+        // Fields every entry of this configuration has: what ran, on what, how it ended.
+        auto entry_of = [&](const char* kind, const std::string& entry_name,
+                            const solvers::SolveResult& r) {
+            nlohmann::json j = {{"kind", kind},
+                                {"name", entry_name},
+                                {"form", solvers::to_string(config.form)},
+                                {"spmv", spmv_json},
+                                {"precision", precision},
+                                {"matrix", entry.name},
+                                {"status", to_string(r.status)},
+                                {"detail", r.detail},
+                                {"iterations", r.iterations}};
+            j.update(size);
+            return j;
+        };
+        nlohmann::json e = entry_of("solve", name, first);
+        e.update({{"timing_mode", first.timing_mode},
+                  {"true_residual", first.true_residual},
+                  {"error", error_from_ones(dx.to_host())},
+                  {"seconds", median(seconds)},
+                  {"seconds_per_iteration", median(per_iteration)},
+                  {"repetitions", o.repetitions}});
         if (o.residual_history) e["residual_history"] = first.residual_history;
-        e.update(size);
         if (machine != nullptr) add_model(e, config.form, op, *machine, db.data(), dx.data(), stream);
         doc["benchmarks"].push_back(std::move(e));
 
@@ -206,22 +212,15 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
                               {"calls", p.calls}});
             sum += p.seconds;
         }
-        nlohmann::json d = {{"kind", "phases"},
-                            {"name", fmt::format("bicgstab-phases/{}/{}/{}/{}",
-                                                 solvers::to_string(config.form), config.spmv,
-                                                 precision, entry.name)},
-                            {"form", solvers::to_string(config.form)},
-                            {"spmv", spmv_json},
-                            {"precision", precision},
-                            {"matrix", entry.name},
-                            {"status", to_string(r.status)},
-                            {"detail", r.detail},
-                            {"iterations", r.iterations},
-                            {"seconds", sum},
-                            {"loop_seconds", r.seconds},
-                            {"phases", std::move(phases)},
-                            {"groups", phase_groups(r.phases)}};
-        d.update(size);
+        nlohmann::json d = entry_of("phases",
+                                    fmt::format("bicgstab-phases/{}/{}/{}/{}",
+                                                solvers::to_string(config.form), config.spmv,
+                                                precision, entry.name),
+                                    r);
+        d.update({{"seconds", sum},
+                  {"loop_seconds", r.seconds},
+                  {"phases", std::move(phases)},
+                  {"groups", phase_groups(r.phases)}});
         doc["benchmarks"].push_back(std::move(d));
     }
 }
