@@ -124,7 +124,11 @@ void add_reproduce_command(CLI::App& app)
     o->results_root = std::string(KBENCH_SOURCE_DIR) + "/results";
     auto* sub = app.add_subcommand("reproduce", "Run a paper reproduction and render its table "
                                                 "and figure (without a GPU: re-render stored results)");
-    sub->add_option("id", o->id, "reproduction id (kbench list --ids) or 'all'")->required();
+    sub->add_option("ids", o->ids,
+                    "reproduction ids (kbench list --ids) or 'all'; ids that derive from one "
+                    "another (e.g. anzt2015/table5 anzt2015/table4 anzt2015/fig11) share one run")
+        ->required()
+        ->expected(1, -1);
     add_source_options(sub, o->source);
     sub->add_option("--results-dir", o->results_root, "results tree root")->capture_default_str();
     add_run_options(sub, o->run);

@@ -94,15 +94,22 @@ MachineFacts probe_machine_facts()
 
 namespace {
 
-std::vector<std::string> selected_ids(const std::string& id)
+std::vector<std::string> selected_ids(const std::vector<std::string>& names)
 {
     std::vector<std::string> ids;
-    if (id == "all") {
-        for (const auto& r : reproductions()) ids.push_back(r.id);
-    } else {
-        ids.push_back(find_reproduction(id).id);
+    for (const auto& name : names) {
+        if (name == "all") {
+            for (const auto& r : reproductions()) ids.push_back(r.id);
+        } else {
+            ids.push_back(find_reproduction(name).id);
+        }
     }
     return ids;
+}
+
+bool selects_all(const ReproduceOptions& options)
+{
+    return std::find(options.ids.begin(), options.ids.end(), "all") != options.ids.end();
 }
 
 int render_stored(const ReproduceOptions& options, const std::vector<std::string>& ids,
@@ -140,13 +147,14 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
     }
     if (failed > 0) return 1;
     if (rendered == 0) {
-        if (options.id == "all") {
+        if (selects_all(options)) {
             fmt::print(stderr, "kbench: nothing to render: no stored results for any id under {}\n",
                        options.results_root);
             return 0;
         }
-        fmt::print(stderr, "kbench: error: nothing stored for {}: run it on a machine with {}\n",
-                   options.id, describe_needs(find_reproduction(options.id).needs));
+        fmt::print(stderr, "kbench: error: nothing stored for {}: run {} on a machine with {}\n",
+                   join(ids), ids.size() == 1 ? "it" : "them",
+                   describe_needs(find_reproduction(ids.front()).needs));
         return 1;
     }
     return 0;
@@ -194,7 +202,7 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
 
 int run_reproduce(const ReproduceOptions& options)
 {
-    const std::vector<std::string> order = run_order(selected_ids(options.id), reproductions());
+    const std::vector<std::string> order = run_order(selected_ids(options.ids), reproductions());
     const MachineFacts facts = probe_machine_facts();
     std::vector<std::pair<std::string, std::vector<std::string>>> unmet;  // reason -> its ids
     std::vector<std::string> runnable;

@@ -12,7 +12,8 @@
 namespace kbench::harness {
 
 struct ReproduceOptions {
-    std::string id;                 // a registered id or "all"
+    std::vector<std::string> ids;   // registered ids and/or "all" (run once each, derive_from
+                                    // ids first; ids that derive from one another share a run)
     MatrixSource source;            // source.set empty = each reproduction's default set
     std::string results_root;       // default <source>/results
     RunOptions run;                 // passed to every runner
