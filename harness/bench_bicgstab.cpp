@@ -3,6 +3,7 @@
 
 #include "harness/progress.hpp"
 #include "harness/results_json.hpp"
+#include "harness/timing.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"
@@ -23,13 +24,6 @@
 namespace kbench::harness {
 namespace {
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 /// ||x - 1||_inf of a solution of A x = A * ones.
 template <typename T>
 double error_from_ones(const std::vector<T>& x)
@@ -39,23 +33,16 @@ double error_from_ones(const std::vector<T>& x)
     return err;
 }
 
-/// Device seconds of one apply of `op` (y = A x): median over 5 timings of 10 back-to-back
-/// applies after 2 warm-up applies (CUDA events). x, y: device vectors of n entries.
+/// Device seconds of one apply of `op` (y = A x): the median over 5 timings of 10 back-to-back
+/// applies after 10 warm-up applies (CUDA events). x, y: device vectors of n entries.
 template <typename T>
 double time_spmv(spmv::SpmvOperator<T>& op, const T* x, T* y, cudaStream_t stream)
 {
     constexpr int applies = 10;
-    for (int i = 0; i < 2; ++i) op.apply(T{1}, x, T{0}, y, stream);
-    cuda_event start, stop;
-    std::vector<double> samples;
-    for (int rep = 0; rep < 5; ++rep) {
-        start.record(stream);
-        for (int i = 0; i < applies; ++i) op.apply(T{1}, x, T{0}, y, stream);
-        stop.record(stream);
-        stop.synchronize();
-        samples.push_back(stop.seconds_since(start) / applies);
-    }
-    return median(samples);
+    auto apply = [&](cudaStream_t s) {
+        for (int i = 0; i < applies; ++i) op.apply(T{1}, x, T{0}, y, s);
+    };
+    return time_events(apply, stream, 1, 5) / applies;
 }
 
 /// The absolute time model and the memory lower bound of one iteration of `form` with operator

@@ -2,6 +2,8 @@
 // harness/bench_vector_kernels.hpp.
 #include "harness/bench_vector_kernels.hpp"
 
+#include "harness/timing.hpp"
+
 #include "harness/progress.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study_context.hpp"
@@ -136,13 +138,6 @@ int cublas_int(std::int64_t n, const char* who)
 }
 
 // ---- Timing ---------------------------------------------------------------------------------
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 enum class Clock {
     events,  // CUDA events on the stream around the loop (asynchronous calls)

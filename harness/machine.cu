@@ -1,6 +1,8 @@
 // Machine profile measurements (see machine.hpp).
 #include "harness/machine.hpp"
 
+#include "harness/timing.hpp"
+
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
@@ -19,46 +21,6 @@ namespace kbench::harness {
 namespace {
 
 __global__ void empty_kernel() {}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// Median seconds of `reps` timed calls of `fn(stream)` after `warmup` untimed ones (CUDA events).
-template <typename F>
-double time_events(F&& fn, cudaStream_t stream, int warmup = 3, int reps = 20)
-{
-    for (int i = 0; i < warmup; ++i) fn(stream);
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cuda_event start, stop;
-    std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) {
-        start.record(stream);
-        fn(stream);
-        stop.record(stream);
-        stop.synchronize();
-        samples.push_back(stop.seconds_since(start));
-    }
-    return median(samples);
-}
-
-/// Median host wall-clock seconds of `reps` calls of fn().
-template <typename F>
-double time_wall(F&& fn, int warmup, int reps)
-{
-    using clock = std::chrono::steady_clock;
-    for (int i = 0; i < warmup; ++i) fn();
-    std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = clock::now();
-        fn();
-        samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-    }
-    return median(samples);
-}
 
 __global__ void fill_kernel(double* a, std::size_t n, double v)
 {
