@@ -1,7 +1,9 @@
-// Move-only RAII owners for CUDA streams and events and for cuBLAS and cuSPARSE handles.
+// Move-only RAII owners for CUDA streams and events and for cuBLAS, cuSPARSE and cuSOLVER handles.
 #pragma once
 
 #include "kernels/base/cuda_check.hpp"
+
+#include <cusolverDn.h>
 
 #include <utility>
 
@@ -44,6 +46,7 @@ inline void destroy_stream(cudaStream_t s) noexcept { KBENCH_CUDA_CHECK_NOTHROW(
 inline void destroy_event(cudaEvent_t e) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaEventDestroy(e)); }
 inline void destroy_cublas(cublasHandle_t h) noexcept { cublasDestroy(h); }
 inline void destroy_cusparse(cusparseHandle_t h) noexcept { cusparseDestroy(h); }
+inline void destroy_cusolver(cusolverDnHandle_t h) noexcept { cusolverDnDestroy(h); }
 inline void destroy_graph(cudaGraph_t g) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g)); }
 inline void destroy_graph_exec(cudaGraphExec_t g) noexcept
 {
@@ -116,6 +119,21 @@ public:
 
 private:
     explicit cusparse_handle(cusparseHandle_t h) : unique_handle(h) {}
+};
+
+/// A cuSOLVER dense handle.
+class cusolver_handle
+    : public detail::unique_handle<cusolverDnHandle_t, detail::destroy_cusolver> {
+public:
+    cusolver_handle()
+    {
+        cusolverDnHandle_t h{};
+        KBENCH_CUSOLVER_CHECK(cusolverDnCreate(&h));
+        *this = cusolver_handle(h);
+    }
+
+private:
+    explicit cusolver_handle(cusolverDnHandle_t h) : unique_handle(h) {}
 };
 
 /// An empty CUDA graph, to be filled by node creation or stream capture.

@@ -2,6 +2,8 @@
 // conventions in solvers/orthogonalization/tsqr.hpp.
 #include "solvers/orthogonalization/tsqr.hpp"
 
+#include "solvers/orthogonalization/small_factor.hpp"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -53,64 +55,18 @@ TsqrOutcome failure(TsqrStatus status, int column, std::string detail)
     return {status, column, std::move(detail)};
 }
 
-/// Upper Cholesky factor U (G = U^T U) of the symmetric k x k G, pivot by pivot so that a
-/// failing pivot is named. Returns -1 on success, else the failing column.
-template <typename T>
-int cholesky_upper(const Mat<T>& g, Mat<T>& u, T& bad_pivot)
-{
-    const int k = static_cast<int>(g.rows());
-    u.setZero(k, k);
-    for (int j = 0; j < k; ++j) {
-        T d = g(j, j);
-        for (int p = 0; p < j; ++p) d -= u(p, j) * u(p, j);
-        if (!(d > T(0)) || !std::isfinite(static_cast<double>(d))) {
-            bad_pivot = d;
-            return j;
-        }
-        u(j, j) = std::sqrt(d);
-        for (int c = j + 1; c < k; ++c) {
-            T s = g(j, c);
-            for (int p = 0; p < j; ++p) s -= u(p, j) * u(p, c);
-            u(j, c) = s / u(j, j);
-        }
-    }
-    return -1;
-}
-
 /// One CholQR pass: V := V U^{-1} with U^T U = V^T V + shift I; R := U R.
 template <typename T>
 TsqrOutcome cholqr_pass(Block<T>& v, Mat<T>& r, T shift, const char* pass)
 {
-    Mat<T> g = v.transpose() * v;
-    g.diagonal().array() += shift;
-    Mat<T> u;
-    T bad{};
-    const int col = cholesky_upper(g, u, bad);
-    if (col >= 0)
-        return failure(TsqrStatus::not_positive_definite, col,
-                       "Gram matrix pivot " + std::to_string(col) + " is " + number(double(bad)) +
-                           " (" + pass + ")");
+    const int k = static_cast<int>(v.cols());
+    const Mat<T> g = v.transpose() * v;
+    Mat<T> u(k, k);
+    const TsqrOutcome o = detail::cholesky_factor(k, g.data(), k, shift, u.data(), k, pass);
+    if (o.status != TsqrStatus::ok) return o;
     v = u.template triangularView<Eigen::Upper>()
             .template solve<Eigen::OnTheRight>(Mat<T>(v));
     r = (u * r).eval();
-    return {};
-}
-
-/// Makes R's diagonal positive (R := S R, Q := Q S, S = sign(diag(R))); a zero or non-finite
-/// diagonal entry is rank deficiency.
-template <typename T>
-TsqrOutcome positive_diagonal(Mat<T>& r, Mat<T>& q)
-{
-    for (Eigen::Index j = 0; j < r.rows(); ++j) {
-        if (!(r(j, j) != T(0)) || !std::isfinite(static_cast<double>(r(j, j))))
-            return failure(TsqrStatus::rank_deficient, static_cast<int>(j),
-                           "R(" + std::to_string(j) + ", " + std::to_string(j) + ") is " +
-                               number(double(r(j, j))));
-        if (r(j, j) < T(0)) {
-            r.row(j) *= T(-1);
-            q.col(j) *= T(-1);
-        }
-    }
     return {};
 }
 
@@ -150,41 +106,16 @@ TsqrOutcome gram_schmidt(Block<T>& v, Mat<T>& r, bool modified, int passes)
     return {};
 }
 
-/// SVQR: eigendecomposition of the unit-diagonal scaled Gram matrix D G D = U S U^T (the SVD of
-/// a symmetric positive semi-definite matrix), then V D U S^{-1/2} has orthonormal columns and
-/// the QR of S^{1/2} U^T D^{-1} = Qb Rb gives Q = V D U S^{-1/2} Qb, R = Rb.
+/// SVQR (detail::svqr_factor on the Gram matrix): V := V M.
 template <typename T>
 TsqrOutcome svqr(Block<T>& v, Mat<T>& r)
 {
     const int k = static_cast<int>(v.cols());
     const Mat<T> g = v.transpose() * v;
-    Eigen::Matrix<T, Eigen::Dynamic, 1> d(k);
-    for (int j = 0; j < k; ++j) {
-        if (!(g(j, j) > T(0)) || !std::isfinite(static_cast<double>(g(j, j))))
-            return failure(TsqrStatus::rank_deficient, j,
-                           "column " + std::to_string(j) + " has squared norm " +
-                               number(double(g(j, j))));
-        d(j) = T(1) / std::sqrt(g(j, j));
-    }
-    const Mat<T> scaled = d.asDiagonal() * g * d.asDiagonal();
-    const Eigen::SelfAdjointEigenSolver<Mat<T>> eig(scaled);
-    if (eig.info() != Eigen::Success)
-        return failure(TsqrStatus::rank_deficient, 0, "eigensolver of the Gram matrix failed");
-    const auto& s = eig.eigenvalues();  // ascending
-    for (int j = 0; j < k; ++j)
-        if (!(s(j) > T(0)) || !std::isfinite(static_cast<double>(s(j))))
-            return failure(TsqrStatus::rank_deficient, j,
-                           "eigenvalue " + std::to_string(j) + " of the scaled Gram matrix is " +
-                               number(double(s(j))));
-    const Mat<T>& u = eig.eigenvectors();
-    const Eigen::Matrix<T, Eigen::Dynamic, 1> sq = s.cwiseSqrt();
-    const Mat<T> b = sq.asDiagonal() * u.transpose() * d.cwiseInverse().asDiagonal();
-    const Eigen::HouseholderQR<Mat<T>> qr(b);
-    Mat<T> qb = qr.householderQ() * Mat<T>::Identity(k, k);
-    r = qr.matrixQR().template triangularView<Eigen::Upper>();
-    const TsqrOutcome sign = positive_diagonal(r, qb);
-    if (sign.status != TsqrStatus::ok) return sign;
-    const Mat<T> m = d.asDiagonal() * u * sq.cwiseInverse().asDiagonal() * qb;
+    Mat<T> m(k, k);
+    r.resize(k, k);
+    const TsqrOutcome o = detail::svqr_factor(k, g.data(), k, m.data(), k, r.data(), k);
+    if (o.status != TsqrStatus::ok) return o;
     v = (Mat<T>(v) * m).eval();
     return {};
 }
@@ -213,11 +144,11 @@ TsqrOutcome caqr(Block<T>& v, Mat<T>& r, std::int64_t block_rows)
         stacked.middleRows(static_cast<Eigen::Index>(b) * k, k) =
             qr.matrixQR().topRows(k).template triangularView<Eigen::Upper>();
     }
-    const Eigen::HouseholderQR<Mat<T>> top(stacked);
-    Mat<T> qs = top.householderQ() * Mat<T>::Identity(stacked.rows(), k);
-    r = top.matrixQR().topRows(k).template triangularView<Eigen::Upper>();
-    const TsqrOutcome sign = positive_diagonal(r, qs);
-    if (sign.status != TsqrStatus::ok) return sign;
+    Mat<T> qs(stacked.rows(), k);
+    r.resize(k, k);
+    const TsqrOutcome top = detail::stacked_qr(stacked.rows(), k, stacked.data(), stacked.rows(),
+                                               qs.data(), qs.rows(), r.data(), k);
+    if (top.status != TsqrStatus::ok) return top;
     for (std::size_t b = 0; b < blocks.size(); ++b) {
         const auto [first, rows] = blocks[b];
         v.middleRows(first, rows) = local_q[b] * qs.middleRows(static_cast<Eigen::Index>(b) * k, k);
@@ -240,12 +171,9 @@ TsqrOutcome run(TsqrMethod method, Block<T>& v, Mat<T>& r, std::int64_t block_ro
     case TsqrMethod::shifted_cholqr3: {
         r = Mat<T>::Identity(k, k);
         if (method == TsqrMethod::shifted_cholqr3) {
-            // Shift of Fukaya et al. 2020: 11 (n k + k (k + 1)) u ||V||_2^2, with the Frobenius
-            // norm as the (cheap) upper bound of the 2-norm; u = unit roundoff of T.
-            const double u = std::numeric_limits<T>::epsilon() / 2;
-            const double nf = static_cast<double>(v.rows());
-            const double norm2 = static_cast<double>(v.squaredNorm());
-            const T shift = static_cast<T>(11.0 * (nf * k + k * (k + 1.0)) * u * norm2);
+            // Shift of Fukaya et al. 2020 (detail::cholqr3_shift).
+            const T shift =
+                detail::cholqr3_shift<T>(v.rows(), k, static_cast<double>(v.squaredNorm()));
             const TsqrOutcome o = cholqr_pass(v, r, shift, "shifted pass");
             if (o.status != TsqrStatus::ok) return o;
         }

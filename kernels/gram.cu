@@ -1,0 +1,423 @@
+// Fused Gram-matrix kernel B = V^T W of kernels/tall_skinny.hpp (yamazaki2014 Sec. V-B/C, the
+// product behind CholQR and SVQR, Fig. 11a), kbench variant.
+//
+// Stage 1: G blocks of 256 threads (8 warps); block b owns a contiguous range of rows (a
+// multiple of 64). It walks its rows in chunks of 64: the chunk of V (and of W) is staged in
+// shared memory column by column (column c at smem[c * S], S = 68 doubles so that every 8 x 4
+// tile starts 32-byte aligned and rows of neighbouring columns fall in different banks), zero
+// padded to KP columns (KP = 8, 16, 32 or 64 >= kv, kw) and to whole chunks. While the warps
+// multiply one chunk, every thread already holds its share of the next chunk in registers
+// (KP / 4 values of each block), so loads stay in flight during the arithmetic.
+// The KP x KP product is cut into 8 x 8 tiles. Each warp owns a fixed list of tiles and a
+// slice of the chunk's 16 steps of 4 rows:
+//   * general (W != V): warp w owns tile row w % TI (TI = KP / 8 tiles per side) and every tile
+//     of it, steps s with s % (8 / TI) == w / TI; the tile row's V^T fragment is loaded once
+//     per step and reused for all TI tiles;
+//   * symmetric (W == V, only tiles with ti <= tj): warp w owns the pair of tile rows
+//     p = w % (TI / 2) and TI - 1 - p, that is TI + 1 upper tiles for every pair (balanced),
+//     steps s with s % (16 / TI) == w / (TI / 2).
+// One step of one tile is one mma of shape m8n8k4: double uses the FP64 tensor cores (wmma,
+// sm_80 and newer); float, and double on older architectures, use CUDA-core FMAs with the same
+// tiling (each lane owns 2 entries of each tile).
+// After its last chunk the block adds the step slices' tiles in slice order in shared memory and
+// writes its kv x kw partial product (for W == V the upper triangle) to the workspace:
+// partial[b][j * kv + i]. Stage 2 (G > 1): one thread per entry sums the G partials in block
+// order and writes B (both triangles for W == V). With G == 1 (n <= 512) stage 1 writes B.
+// Every sum runs in an order fixed by n and the shapes: the result is deterministic.
+#include "kernels/tall_skinny.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+
+#include <mma.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace kbench::blas {
+namespace {
+
+constexpr int threads = 256;
+constexpr int warps = threads / 32;
+constexpr int chunk_rows = 64;              // rows staged per chunk
+constexpr int stride = chunk_rows + 4;      // S: shared-memory column stride (elements)
+constexpr int steps = chunk_rows / 4;       // mma steps of 4 rows per chunk
+constexpr std::int64_t min_rows_per_block = 512;
+constexpr std::int64_t max_blocks = 512;
+constexpr int finish_threads = 256;
+
+/// Stage-1 blocks for n rows: one per 512 rows, 1 .. 512.
+std::int64_t stage1_blocks(std::int64_t n)
+{
+    const std::int64_t g = (n + min_rows_per_block - 1) / min_rows_per_block;
+    return std::clamp<std::int64_t>(g, 1, max_blocks);
+}
+
+// ---- Tile arithmetic: FP64 tensor cores or CUDA-core FMAs ------------------------------------
+
+/// CUDA-core m8n8k4 on tiles staged column-wise in shared memory: lane l owns the entries
+/// (l % 8, 2 (l / 8)) and (l % 8, 2 (l / 8) + 1) of the 8 x 8 tile.
+template <typename T>
+struct ScalarTile {
+    struct A { T v[4]; };
+    struct B { T v[4][2]; };
+    struct Acc { T v[2]; };
+    __device__ static void zero(Acc& c) { c.v[0] = c.v[1] = T(0); }
+    /// V^T fragment: rows r0..r0+3 of column ti*8 + l % 8.
+    __device__ static void load_a(A& a, const T* s, int ti, int r0)
+    {
+        const T* p = s + (ti * 8 + static_cast<int>(threadIdx.x % 8)) * stride + r0;
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a.v[r] = p[r];
+    }
+    __device__ static void load_b(B& b, const T* s, int tj, int r0)
+    {
+        const int j = tj * 8 + 2 * static_cast<int>((threadIdx.x % 32) / 8);
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            b.v[r][0] = s[j * stride + r0 + r];
+            b.v[r][1] = s[(j + 1) * stride + r0 + r];
+        }
+    }
+    __device__ static void mma(Acc& c, const A& a, const B& b)
+    {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            c.v[0] += a.v[r] * b.v[r][0];
+            c.v[1] += a.v[r] * b.v[r][1];
+        }
+    }
+    /// out[(tj*8 + j) * ld + ti*8 + i] (= or +=) the tile.
+    __device__ static void store(T* out, int ld, int ti, int tj, const Acc& c, bool add)
+    {
+        const int i = ti * 8 + static_cast<int>(threadIdx.x % 8);
+        const int j = tj * 8 + 2 * static_cast<int>((threadIdx.x % 32) / 8);
+        T* p0 = out + j * ld + i;
+        T* p1 = out + (j + 1) * ld + i;
+        *p0 = add ? *p0 + c.v[0] : c.v[0];
+        *p1 = add ? *p1 + c.v[1] : c.v[1];
+    }
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/// FP64 tensor-core m8n8k4 (wmma). A = V^T tile (8 x 4, row-major in the column-wise staging:
+/// element (i, r) at s[(ti*8 + i) * S + r0 + r]); B = W tile (4 x 8, column-major likewise).
+struct TensorTile {
+    using A = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 8, 8, 4, double,
+                                     nvcuda::wmma::row_major>;
+    using B = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 8, 8, 4, double,
+                                     nvcuda::wmma::col_major>;
+    using Acc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double>;
+    __device__ static void zero(Acc& c) { nvcuda::wmma::fill_fragment(c, 0.0); }
+    __device__ static void load_a(A& a, const double* s, int ti, int r0)
+    {
+        nvcuda::wmma::load_matrix_sync(a, s + ti * 8 * stride + r0, stride);
+    }
+    __device__ static void load_b(B& b, const double* s, int tj, int r0)
+    {
+        nvcuda::wmma::load_matrix_sync(b, s + tj * 8 * stride + r0, stride);
+    }
+    __device__ static void mma(Acc& c, const A& a, const B& b)
+    {
+        nvcuda::wmma::mma_sync(c, a, b, c);
+    }
+    __device__ static void store(double* out, int ld, int ti, int tj, const Acc& c, bool add)
+    {
+        double* p = out + tj * 8 * ld + ti * 8;
+        if (add) {
+            Acc prev;
+            nvcuda::wmma::load_matrix_sync(prev, p, ld, nvcuda::wmma::mem_col_major);
+#pragma unroll
+            for (int e = 0; e < prev.num_elements; ++e) prev.x[e] += c.x[e];
+            nvcuda::wmma::store_matrix_sync(p, prev, ld, nvcuda::wmma::mem_col_major);
+        } else {
+            nvcuda::wmma::store_matrix_sync(p, c, ld, nvcuda::wmma::mem_col_major);
+        }
+    }
+};
+template <typename T>
+using Tile = std::conditional_t<std::is_same_v<T, double>, TensorTile, ScalarTile<T>>;
+#else
+template <typename T>
+using Tile = ScalarTile<T>;
+#endif
+
+// ---- The warp's share of the tiles (see the file comment) -------------------------------------
+
+template <int KP, bool Sym>
+struct Plan {
+    static constexpr int ti_count = KP / 8;                  // TI
+    static constexpr bool paired = Sym && ti_count >= 2;
+    static constexpr int groups = paired ? ti_count / 2 : ti_count;
+    static constexpr int slices = warps / groups;            // step slices
+    static constexpr int items = paired ? ti_count + 1 : ti_count;
+    /// Tile (ti, tj) of item `it` for the warp's group g; `second` when it is in the pair's
+    /// second tile row (then its V^T fragment is a1).
+    __device__ static void tile(int g, int it, int& ti, int& tj, bool& second)
+    {
+        if (!paired) {
+            ti = g;
+            tj = it;
+            second = false;
+        } else if (it < ti_count - g) {
+            ti = g;
+            tj = g + it;
+            second = false;
+        } else {
+            ti = ti_count - 1 - g;
+            tj = ti + (it - (ti_count - g));
+            second = true;
+        }
+    }
+};
+
+/// Loads this thread's share of a chunk (rows [row0, row0 + 64) of columns 0..KP-1, zero beyond
+/// `rows_end` and `k`) into registers: thread t takes row t % 64 of columns t / 64 + 4 q.
+template <typename T, int KP>
+__device__ void load_chunk(T (&reg)[KP / 4], const T* __restrict__ X, std::int64_t ld, int k,
+                           std::int64_t row0, std::int64_t rows_end)
+{
+    const std::int64_t row = row0 + threadIdx.x % chunk_rows;
+    const int c0 = static_cast<int>(threadIdx.x / chunk_rows);
+#pragma unroll
+    for (int q = 0; q < KP / 4; ++q) {
+        const int c = c0 + 4 * q;
+        reg[q] = (c < k && row < rows_end) ? X[c * ld + row] : T(0);
+    }
+}
+
+template <typename T, int KP>
+__device__ void store_chunk(T* s, const T (&reg)[KP / 4])
+{
+    const int r = static_cast<int>(threadIdx.x % chunk_rows);
+    const int c0 = static_cast<int>(threadIdx.x / chunk_rows);
+#pragma unroll
+    for (int q = 0; q < KP / 4; ++q) s[(c0 + 4 * q) * stride + r] = reg[q];
+}
+
+/// Stage 1 (see the file comment). Dynamic shared memory: KP * S elements for V, as many again
+/// for W unless Sym. Writes partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
+template <typename T, int KP, bool Sym>
+__global__ void __launch_bounds__(threads)
+    gram_partial_kernel(std::int64_t n, std::int64_t rows_per_block, int kv,
+                        const T* __restrict__ V, std::int64_t ldv, int kw,
+                        const T* __restrict__ W, std::int64_t ldw, T* __restrict__ partial,
+                        T* __restrict__ B, int ldb)
+{
+    using P = Plan<KP, Sym>;
+    using M = Tile<T>;
+    extern __shared__ __align__(32) unsigned char smem_raw[];
+    T* sv = reinterpret_cast<T*>(smem_raw);
+    T* sw = Sym ? sv : sv + KP * stride;
+
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const int group = warp % P::groups;
+    const int slice = warp / P::groups;
+    const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
+    const std::int64_t end = std::min<std::int64_t>(n, first + rows_per_block);
+
+    typename M::Acc acc[P::items];
+#pragma unroll
+    for (int it = 0; it < P::items; ++it) M::zero(acc[it]);
+
+    T rv[KP / 4];
+    T rw[Sym ? 1 : KP / 4];
+    if (first < end) {
+        load_chunk<T, KP>(rv, V, ldv, kv, first, end);
+        if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, first, end);
+    }
+    for (std::int64_t row0 = first; row0 < end; row0 += chunk_rows) {
+        __syncthreads();  // the previous chunk is no longer read
+        store_chunk<T, KP>(sv, rv);
+        if constexpr (!Sym) store_chunk<T, KP>(sw, rw);
+        __syncthreads();
+        if (row0 + chunk_rows < end) {  // next chunk in flight during the arithmetic
+            load_chunk<T, KP>(rv, V, ldv, kv, row0 + chunk_rows, end);
+            if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, row0 + chunk_rows, end);
+        }
+        for (int s = slice; s < steps; s += P::slices) {
+            const int r0 = 4 * s;
+            int ti0, tj0, ti1, tj1;
+            bool second;
+            P::tile(group, 0, ti0, tj0, second);
+            P::tile(group, P::items - 1, ti1, tj1, second);
+            typename M::A a0, a1;
+            M::load_a(a0, sv, ti0, r0);
+            if constexpr (P::paired) M::load_a(a1, sv, ti1, r0);
+#pragma unroll
+            for (int it = 0; it < P::items; ++it) {
+                int ti, tj;
+                P::tile(group, it, ti, tj, second);
+                typename M::B b;
+                M::load_b(b, sw, tj, r0);
+                if constexpr (P::paired) {
+                    M::mma(acc[it], second ? a1 : a0, b);
+                } else {
+                    M::mma(acc[it], a0, b);
+                }
+            }
+        }
+    }
+
+    // Sum the step slices in slice order in shared memory (sv reused: KP * KP <= KP * S).
+    T* red = sv;
+    for (int s = 0; s < P::slices; ++s) {
+        __syncthreads();
+        if (slice == s) {
+#pragma unroll
+            for (int it = 0; it < P::items; ++it) {
+                int ti, tj;
+                bool second;
+                P::tile(group, it, ti, tj, second);
+                M::store(red, KP, ti, tj, acc[it], s > 0);
+            }
+        }
+    }
+    __syncthreads();
+    const bool direct = gridDim.x == 1;
+    for (int e = static_cast<int>(threadIdx.x); e < kv * kw; e += threads) {
+        const int i = e % kv;
+        const int j = e / kv;
+        if (Sym && i > j) continue;
+        const T value = red[j * KP + i];
+        if (direct) {
+            B[i + static_cast<std::int64_t>(j) * ldb] = value;
+            if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = value;
+        } else {
+            partial[static_cast<std::int64_t>(blockIdx.x) * kv * kw + e] = value;
+        }
+    }
+}
+
+/// Stage 2: entry e = j * kv + i of B is the sum of the G partials in block order.
+template <typename T, bool Sym>
+__global__ void __launch_bounds__(finish_threads)
+    gram_finish_kernel(int blocks, int kv, int kw, const T* __restrict__ partial,
+                       T* __restrict__ B, int ldb)
+{
+    const int e = static_cast<int>(blockIdx.x) * finish_threads + static_cast<int>(threadIdx.x);
+    if (e >= kv * kw) return;
+    const int i = e % kv;
+    const int j = e / kv;
+    if (Sym && i > j) return;
+    T sum = T(0);
+    for (int b = 0; b < blocks; ++b) sum += partial[static_cast<std::int64_t>(b) * kv * kw + e];
+    B[i + static_cast<std::int64_t>(j) * ldb] = sum;
+    if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = sum;
+}
+
+// ---- Host side ---------------------------------------------------------------------------------
+
+constexpr const char* who = "kbench::blas::gram";
+
+[[noreturn]] void fail(const char* fn, const std::string& what)
+{
+    throw std::invalid_argument(std::string{fn} + ": " + what);
+}
+
+void check_sizes(const char* fn, std::int64_t n, int kv, int kw)
+{
+    if (n < 0) fail(fn, "n = " + std::to_string(n) + ", expected n >= 0");
+    for (const auto& [name, k] : {std::pair{"kv", kv}, std::pair{"kw", kw}})
+        if (k < 0 || k > max_block_columns)
+            fail(fn, std::string{name} + " = " + std::to_string(k) +
+                         ", expected 0 <= " + name + " <= max_block_columns = " +
+                         std::to_string(max_block_columns));
+}
+
+template <typename T, int KP, bool Sym>
+void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+            std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+{
+    const auto kernel = gram_partial_kernel<T, KP, Sym>;
+    const int smem = (Sym ? 1 : 2) * KP * stride * static_cast<int>(sizeof(T));
+    static const bool configured = [&] {
+        KBENCH_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        return true;
+    }();
+    (void)configured;
+    const std::int64_t blocks = stage1_blocks(n);
+    const std::int64_t per_block = (n + blocks - 1) / blocks;
+    const std::int64_t rows_per_block = (per_block + chunk_rows - 1) / chunk_rows * chunk_rows;
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        n, rows_per_block, kv, V, ldv, kw, W, ldw, partial, B, ldb);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    if (blocks > 1) {
+        const int entries = kv * kw;
+        gram_finish_kernel<T, Sym>
+            <<<(entries + finish_threads - 1) / finish_threads, finish_threads, 0, stream>>>(
+                static_cast<int>(blocks), kv, kw, partial, B, ldb);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
+template <typename T, bool Sym>
+void dispatch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+              std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+{
+    const int k = std::max(kv, kw);
+    if (k <= 8) return launch<T, 8, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    if (k <= 16) return launch<T, 16, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    if (k <= 32) return launch<T, 32, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    launch<T, 64, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+}
+
+}  // namespace
+
+std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes)
+{
+    check_sizes("kbench::blas::gram_workspace_bytes", n, kv, kw);
+    if (value_bytes != 4 && value_bytes != 8)
+        fail("kbench::blas::gram_workspace_bytes",
+             "value_bytes = " + std::to_string(value_bytes) + ", expected 4 or 8");
+    const std::int64_t blocks = stage1_blocks(n);
+    if (blocks == 1 || kv == 0 || kw == 0) return 0;
+    return static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *
+           static_cast<std::size_t>(kw) * static_cast<std::size_t>(value_bytes);
+}
+
+template <typename T>
+void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+          std::int64_t ldw, T* B, int ldb, void* workspace, std::size_t workspace_bytes,
+          cudaStream_t stream)
+{
+    check_sizes(who, n, kv, kw);
+    if (kv == 0 || kw == 0) return;
+    if (ldb < kv)
+        fail(who, "ldb = " + std::to_string(ldb) + ", expected ldb >= kv = " + std::to_string(kv));
+    if (B == nullptr) fail(who, "B is null, expected a device array of kv x kw elements");
+    if (n == 0) {
+        KBENCH_CUDA_CHECK(cudaMemset2DAsync(B, sizeof(T) * static_cast<std::size_t>(ldb), 0,
+                                            sizeof(T) * static_cast<std::size_t>(kv),
+                                            static_cast<std::size_t>(kw), stream));
+        return;
+    }
+    if (ldv < n) fail(who, "ldv = " + std::to_string(ldv) + ", expected ldv >= n = " + std::to_string(n));
+    if (ldw < n) fail(who, "ldw = " + std::to_string(ldw) + ", expected ldw >= n = " + std::to_string(n));
+    if (V == nullptr) fail(who, "V is null, expected a device array of n x kv elements");
+    if (W == nullptr) fail(who, "W is null, expected a device array of n x kw elements");
+    const std::size_t needed = gram_workspace_bytes(n, kv, kw, sizeof(T));
+    if (needed > 0) {
+        if (workspace == nullptr || workspace_bytes < needed)
+            fail(who, "workspace of " + std::to_string(workspace_bytes) + " bytes" +
+                          (workspace == nullptr ? " (null)" : "") + ", expected >= " +
+                          std::to_string(needed) + " bytes (gram_workspace_bytes)");
+        if (reinterpret_cast<std::uintptr_t>(workspace) % sizeof(T) != 0)
+            fail(who, "workspace is not aligned to " + std::to_string(sizeof(T)) + " bytes");
+    }
+    T* partial = static_cast<T*>(workspace);
+    if (W == V && kw == kv && ldw == ldv)
+        dispatch<T, true>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    else
+        dispatch<T, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+}
+
+template void gram<float>(std::int64_t, int, const float*, std::int64_t, int, const float*,
+                          std::int64_t, float*, int, void*, std::size_t, cudaStream_t);
+template void gram<double>(std::int64_t, int, const double*, std::int64_t, int, const double*,
+                           std::int64_t, double*, int, void*, std::size_t, cudaStream_t);
+
+}  // namespace kbench::blas

@@ -1,0 +1,175 @@
+// Tall-skinny kernel family of yamazaki2014 Sec. V-C (Fig. 11): the products that block
+// orthogonalization (BOrth) and tall-skinny QR (TSQR) are made of, for an n x k block V with
+// n >> k (n up to 1e8, k <= max_block_columns):
+// * gemv_t_per_column  r = V^T y, one thread block per column (the paper's dot-product-based
+//                      DGEMV); the one-pass V^T y is kernels/dot.hpp's mdgm.
+// * gemm_rowwise       W := beta W + alpha V B for a small k_v x k_w matrix B (v -= V r, V := V Q,
+//                      block CGS's W := W - V (V^T W)); one pass over the rows.
+// * trsm_right_upper   V := V R^-1 for an upper triangular k x k R (CholQR, SVQR).
+// * gram               B = V^T W (Gram matrix, V^T V when W == V) in one fused launch.
+// * gram_batched       the same through cuBLAS batched DGEMM over h-row blocks, then a reduction
+//                      (the paper's batched DGEMM).
+// Host launchers for the GPU kernels; CPU reference twins in namespace reference.
+//
+// Conventions shared by the launchers:
+// * Tall blocks (V, W) are column-major DEVICE arrays with n rows and a leading dimension
+//   ld >= n (rows n..ld-1 of each column are never touched). Small matrices (B, R, r) are
+//   column-major DEVICE arrays with a leading dimension >= their row count; all sizes are
+//   element counts. T is float or double; sums are accumulated in T.
+// * Launchers enqueue on `stream` and do not synchronize; results stay on the device.
+// * Deterministic: no floating-point atomics; the same input, device, shapes and alignment give
+//   the same bits on every call.
+// * Workspace (where taken): device scratch of at least the size query's bytes, aligned to 256
+//   bytes (cudaMalloc alignment); it holds nothing between calls.
+// * n == 0 writes zeros to the results of reductions (r, B) and leaves updates untouched; k == 0
+//   does nothing.
+// * Errors: std::invalid_argument, naming the function, the parameter and what was expected,
+//   for n < 0, k outside [0, max_block_columns], a leading dimension too small, a null pointer
+//   that would be used, or a bad workspace; checked before any CUDA call. kbench::cuda_error
+//   when a launch or a cuBLAS call fails.
+#pragma once
+
+#include "models/spmv_traffic.hpp"  // models::Traffic
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kbench::blas {
+
+/// Most columns a tall block may have in this family.
+inline constexpr int max_block_columns = 64;
+
+/// r[j] = sum_i V[i + j*ld] * y[i] for j < k: one thread block per column sums the whole column
+/// (no second stage), so the grid has exactly k blocks. r is a device array of k elements.
+/// Source: yamazaki2014 Sec. V-C (the MAGMA DGEMV for tall-skinny matrices, "each thread block
+/// computes a dot product between a column and v").
+template <typename T>
+void gemv_t_per_column(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* r,
+                       cudaStream_t stream);
+
+/// W := beta * W + alpha * V * B, where V is n x kv (ldv), B is kv x kw (ldb >= kv, device) and
+/// W is n x kw (ldw); 0 <= kv, kw <= max_block_columns (kv == 0: W := beta W). Each row of W
+/// depends only on the same row of V, so W == V (in place, kv == kw, ldw == ldv) is allowed,
+/// e.g. V := V Q; any other overlap of W with V or B is not. beta == 0 does not read W. Cases:
+/// v -= V r (kw = 1, alpha = -1, beta = 1), V := V Q (alpha = 1, beta = 0, W == V), block
+/// CGS's W := W - V C.
+/// Source: yamazaki2014 Sec. V-A/B (the DGEMV/DGEMM updates of BOrth and TSQR).
+template <typename T>
+void gemm_rowwise(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
+                  const T* B, int ldb, T beta, T* W, std::int64_t ldw, cudaStream_t stream);
+
+/// V := V * R^-1 in place for an upper triangular k x k device matrix R (ldr >= k; the strictly
+/// lower part is not read): each row x of the result solves x R = v by forward substitution
+/// over the columns. A zero or non-finite diagonal entry gives inf/NaN in V (callers check R
+/// before: see solvers/orthogonalization). Source: yamazaki2014 Sec. V-B (CholQR and SVQR's
+/// Q = V R^-1; MAGMA DTRSM in the paper).
+template <typename T>
+void trsm_right_upper(std::int64_t n, int k, T* V, std::int64_t ld, const T* R, int ldr,
+                      cudaStream_t stream);
+
+/// Bytes of workspace gram needs (size query; no device access): the per-block partial k_v x
+/// k_w products of the first stage, 0 when one block suffices. Throws std::invalid_argument
+/// for n < 0 or kv, kw outside [0, max_block_columns].
+std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes);
+
+/// B = V^T W in one fused two-stage launch: V is n x kv (ldv), W is n x kw (ldw), B is kv x kw
+/// (ldb >= kv), all on the device. When W == V (same pointer, kv == kw, ldw == ldv) only the
+/// upper triangle is computed and mirrored, so B = V^T V is exactly symmetric. Double uses the
+/// FP64 tensor cores (mma m8n8k4); float uses CUDA cores. Source: yamazaki2014 Sec. V-B/C (the
+/// Gram matrix of CholQR and SVQR, Fig. 11a), kbench variant.
+template <typename T>
+void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+          std::int64_t ldw, T* B, int ldb, void* workspace, std::size_t workspace_bytes,
+          cudaStream_t stream);
+
+/// Bytes of workspace gram_batched needs: ceil(n / h) partial kv x kw products plus three
+/// arrays of n / h device pointers (the batched GEMM's operands); 0 when n, kv or kw is 0 (size
+/// query; no device access). h is the row-block height (a positive multiple of 32). Throws
+/// std::invalid_argument for bad n, kv, kw, h or value_bytes (4 or 8).
+std::size_t gram_batched_workspace_bytes(std::int64_t n, int kv, int kw, std::int64_t h,
+                                         int value_bytes);
+
+/// B = V^T W through cuBLAS: the rows are split into blocks of h rows (the last one shorter),
+/// one batched GEMM computes every block's kv x kw product into the workspace (the last block
+/// by a separate GEMM when it is shorter), and a reduction kernel sums them in a fixed order.
+/// `handle` must be bound to `stream` by the caller (cublasSetStream) and use the host pointer
+/// mode. Shapes as gram. Source: yamazaki2014 Sec. V-C (batched DGEMM, h a multiple of 32).
+template <typename T>
+void gram_batched(cublasHandle_t handle, std::int64_t n, int kv, const T* V, std::int64_t ldv,
+                  int kw, const T* W, std::int64_t ldw, T* B, int ldb, std::int64_t h,
+                  void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+
+// ---- Traffic and flop models (bytes of device memory, flops; the small matrices and the
+// partial sums are ignored: at most k^2 values per 1e3 rows). ------------------------------
+
+/// r = V^T y: reads V and y once (gemv_t_per_column reads y once per column from L2 at best).
+constexpr models::Traffic gemv_t_traffic(std::int64_t n, int k, int value_bytes)
+{
+    models::Traffic t;
+    t.bytes_read = (static_cast<double>(k) + 1.0) * static_cast<double>(n) * value_bytes;
+    t.bytes_written = static_cast<double>(k) * value_bytes;
+    t.flops = 2.0 * static_cast<double>(n) * k;
+    return t;
+}
+
+/// W := beta W + alpha V B: reads V (and W when beta != 0), writes W.
+constexpr models::Traffic gemm_rowwise_traffic(std::int64_t n, int kv, int kw, bool reads_w,
+                                               int value_bytes)
+{
+    models::Traffic t;
+    t.bytes_read = (static_cast<double>(kv) + (reads_w ? kw : 0)) * static_cast<double>(n) *
+                   value_bytes;
+    t.bytes_written = static_cast<double>(kw) * static_cast<double>(n) * value_bytes;
+    t.flops = 2.0 * static_cast<double>(n) * kv * kw;
+    return t;
+}
+
+/// V := V R^-1: reads and writes V; k^2 flops per row (k(k-1)/2 multiply-adds and k divides
+/// counted as k^2).
+constexpr models::Traffic trsm_traffic(std::int64_t n, int k, int value_bytes)
+{
+    models::Traffic t;
+    t.bytes_read = static_cast<double>(k) * static_cast<double>(n) * value_bytes;
+    t.bytes_written = t.bytes_read;
+    t.flops = static_cast<double>(n) * k * k;
+    return t;
+}
+
+/// B = V^T W (symmetric: W is V, read once, and half the products).
+constexpr models::Traffic gram_traffic(std::int64_t n, int kv, int kw, bool symmetric,
+                                       int value_bytes)
+{
+    models::Traffic t;
+    t.bytes_read = (static_cast<double>(kv) + (symmetric ? 0 : kw)) * static_cast<double>(n) *
+                   value_bytes;
+    t.bytes_written = static_cast<double>(kv) * kw * value_bytes;
+    t.flops = symmetric ? static_cast<double>(n) * kv * (kv + 1)
+                        : 2.0 * static_cast<double>(n) * kv * kw;
+    return t;
+}
+
+namespace reference {
+
+// CPU reference twins: host pointers, no workspace, stream or handle; every sum in long double
+// in index order, rounded once to T. Same argument checks (and messages, with
+// "kbench::blas::reference::") as the launchers.
+
+template <typename T>
+void gemv_t(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* r);
+
+template <typename T>
+void gemm_rowwise(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
+                  const T* B, int ldb, T beta, T* W, std::int64_t ldw);
+
+template <typename T>
+void trsm_right_upper(std::int64_t n, int k, T* V, std::int64_t ld, const T* R, int ldr);
+
+template <typename T>
+void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+          std::int64_t ldw, T* B, int ldb);
+
+}  // namespace reference
+}  // namespace kbench::blas
