@@ -88,8 +88,13 @@ TsqrOutcome svqr_factor(int k, const T* G, int ldg, T* M, int ldm, T* R, int ldr
     if (eig.info() != Eigen::Success)
         return {TsqrStatus::rank_deficient, 0, "eigensolver of the Gram matrix failed"};
     const auto& s = eig.eigenvalues();  // ascending
+    // Eigenvalues at the rounding level of the largest one (<= k eps s_max) carry no
+    // information: the block is numerically rank deficient (an exactly dependent column gives
+    // such an eigenvalue of either sign).
+    const double floor = k * static_cast<double>(std::numeric_limits<T>::epsilon()) *
+                         static_cast<double>(s(k - 1));
     for (int j = 0; j < k; ++j)
-        if (!finite_positive(static_cast<double>(s(j))))
+        if (!finite_positive(static_cast<double>(s(j))) || static_cast<double>(s(j)) <= floor)
             return {TsqrStatus::rank_deficient, j,
                     "eigenvalue " + std::to_string(j) + " of the scaled Gram matrix is " +
                         number(static_cast<double>(s(j)))};

@@ -22,7 +22,7 @@ TsqrOutcome cholesky_factor(int k, const T* G, int ldg, T shift, T* U, int ldu, 
 /// has orthonormal columns, and R (upper triangular with a positive diagonal, ldr) with V = Q R.
 /// Scales G to unit diagonal (D G D, D = diag(G)^-1/2), takes its eigendecomposition U S U^T,
 /// then the QR Qb Rb of S^1/2 U^T D^-1: M = D U S^-1/2 Qb, R = Rb. A column of zero norm, an
-/// eigenvalue <= 0 or a zero diagonal of Rb is rank_deficient. Source: yamazaki2014 Sec. V-B.
+/// eigenvalue <= k eps times the largest or a zero diagonal of Rb is rank_deficient. Source: yamazaki2014 Sec. V-B.
 template <typename T>
 TsqrOutcome svqr_factor(int k, const T* G, int ldg, T* M, int ldm, T* R, int ldr);
 

@@ -43,8 +43,9 @@ enum class TsqrStatus {
     ok,
     not_positive_definite,  // a Cholesky pivot of the (shifted) Gram matrix was <= 0 or not finite
     rank_deficient,         // a column left with <= k eps of its norm after the projections
-                            // (Gram-Schmidt), an eigenvalue <= 0 (SVQR) or an R diagonal entry
-                            // that is zero (CAQR, SVQR), or a value that is not finite
+                            // (Gram-Schmidt), an eigenvalue of the scaled Gram matrix <= k eps
+                            // times the largest (SVQR), an R diagonal entry that is zero
+                            // (CAQR, SVQR), or a value that is not finite
 };
 
 const char* to_string(TsqrStatus status);

@@ -418,12 +418,20 @@ TsqrOutcome svqr(const GpuHandles& hd, std::int64_t n, int k, T* V, std::int64_t
 
 template <typename T>
 struct CaqrWork {
-    T* tau;     // blocks x k
-    T* qs;      // (blocks k) x k
-    T* buffer;  // cuSOLVER
+    T* tau;      // blocks x k
+    T* qs;       // (blocks k) x k
+    T* staging;  // (largest block rows) x k: a block copied out when ld is beyond int indexing
+    T* buffer;   // cuSOLVER
     int lwork;
     int* info;
 };
+
+std::int64_t largest_rows(const std::vector<RowBlock>& blocks)
+{
+    std::int64_t m = 0;
+    for (const RowBlock& b : blocks) m = std::max(m, b.rows);
+    return m;
+}
 
 template <typename T>
 CaqrWork<T> carve_caqr(Carver& c, const GpuHandles& hd, const std::vector<RowBlock>& blocks,
@@ -433,6 +441,9 @@ CaqrWork<T> carve_caqr(Carver& c, const GpuHandles& hd, const std::vector<RowBlo
     const std::size_t nb = blocks.size();
     w.tau = c.take<T>(nb * k);
     w.qs = c.take<T>(nb * k * k);
+    const std::int64_t staged = largest_rows(blocks) * k;
+    as_int("kbench::ortho::tsqr", staged, "CAQR block rows x k");
+    w.staging = c.take<T>(static_cast<std::size_t>(staged));
     w.lwork = caqr_lwork<T>(hd.solver, blocks, k);
     w.buffer = c.take<T>(static_cast<std::size_t>(w.lwork));
     w.info = c.take<int>(1);
@@ -446,17 +457,29 @@ TsqrOutcome caqr(const GpuHandles& hd, const std::vector<RowBlock>& blocks, int 
     constexpr const char* who = "kbench::ortho::tsqr";
     const std::int64_t nb = static_cast<std::int64_t>(blocks.size());
     const std::int64_t rows = nb * k;
-    const int lda = as_int(who, ld, "ld");
+    // cuSOLVER's QR indexes with int: when column offsets of V overflow it, each block is
+    // factored in the staging area (lda = its rows) and copied back.
+    const bool staged = ld * k > std::numeric_limits<int>::max();
     std::vector<T> stacked(static_cast<std::size_t>(rows) * k, T(0));
     for (std::int64_t b = 0; b < nb; ++b) {
         T* vb = V + blocks[b].first;
         const int m = as_int(who, blocks[b].rows, "CAQR block rows");
-        geqrf(hd.solver, m, k, vb, lda, w.tau + b * k, w.buffer, w.lwork, w.info);
+        T* a = staged ? w.staging : vb;
+        const int lda = staged ? m : static_cast<int>(ld);
+        if (staged)
+            KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a, lda * sizeof(T), vb, ld * sizeof(T),
+                                                m * sizeof(T), k, cudaMemcpyDeviceToDevice,
+                                                hd.stream));
+        geqrf(hd.solver, m, k, a, lda, w.tau + b * k, w.buffer, w.lwork, w.info);
         // The block's R: the upper k x k corner of the factored block, into rows b k .. b k + k.
-        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(stacked.data() + b * k, rows * sizeof(T), vb,
-                                            ld * sizeof(T), k * sizeof(T), k,
+        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(stacked.data() + b * k, rows * sizeof(T), a,
+                                            lda * sizeof(T), k * sizeof(T), k,
                                             cudaMemcpyDeviceToHost, hd.stream));
-        orgqr(hd.solver, m, k, vb, lda, w.tau + b * k, w.buffer, w.lwork, w.info);
+        orgqr(hd.solver, m, k, a, lda, w.tau + b * k, w.buffer, w.lwork, w.info);
+        if (staged)
+            KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(vb, ld * sizeof(T), a, lda * sizeof(T),
+                                                m * sizeof(T), k, cudaMemcpyDeviceToDevice,
+                                                hd.stream));
     }
     int info = 0;
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(&info, w.info, sizeof(int), cudaMemcpyDeviceToHost,

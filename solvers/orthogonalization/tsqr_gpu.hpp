@@ -57,7 +57,10 @@ std::size_t tsqr_workspace_bytes(TsqrMethod method, const GpuHandles& handles, s
 ///   (blas::gemm_rowwise).
 /// * caqr: cuSOLVER geqrf + orgqr on each row block of block_rows rows (0: the default above;
 ///   block_rows >= n is one block, i.e. cuSOLVER's own QR), the stacked R factors' QR on the
-///   host, then each block's Q times its part of the stacked Q (blas::gemm_rowwise).
+///   host, then each block's Q times its part of the stacked Q (blas::gemm_rowwise). cuSOLVER
+///   indexes with int: when ld k exceeds INT_MAX each block is factored in a staging copy
+///   (two extra passes over V), and a block of more than INT_MAX / k rows is rejected by the
+///   size query and by tsqr (std::invalid_argument naming "CAQR block rows x k").
 /// Rank deficiency of the Gram-Schmidt methods is judged against the norm of the column before
 /// its projections, reconstructed as the 2-norm of its column of R. Source: yamazaki2014 Sec.
 /// V-B; Fukaya et al. 2020 (shifted CholQR3).
