@@ -2,20 +2,23 @@
 // product behind CholQR and SVQR, Fig. 11a), kbench variant.
 //
 // Stage 1: G blocks of 256 threads (8 warps); block b owns a contiguous range of rows (a
-// multiple of 64). It walks its rows in chunks of 64: the chunk of V (and of W) is staged in
-// shared memory column by column (column c at smem[c * S], S = 68 doubles so that every 8 x 4
-// tile starts 32-byte aligned and rows of neighbouring columns fall in different banks), zero
-// padded to KP columns (KP = 8, 16, 32 or 64 >= kv, kw) and to whole chunks. While the warps
-// multiply one chunk, every thread already holds its share of the next chunk in registers
-// (KP / 4 values of each block), so loads stay in flight during the arithmetic.
-// The KP x KP product is cut into 8 x 8 tiles. Each warp owns a fixed list of tiles and a
-// slice of the chunk's 16 steps of 4 rows:
-//   * general (W != V): warp w owns tile row w % TI (TI = KP / 8 tiles per side) and every tile
-//     of it, steps s with s % (8 / TI) == w / TI; the tile row's V^T fragment is loaded once
-//     per step and reused for all TI tiles;
-//   * symmetric (W == V, only tiles with ti <= tj): warp w owns the pair of tile rows
+// multiple of the chunk height R). It walks its rows in chunks of R rows: the chunk of V (and of
+// W) is staged in shared memory column by column (column c at smem[c * S], S = R + 4 so that
+// every 8 x 4 tile starts 32-byte aligned and neighbouring columns fall in other banks), zero
+// padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw) and to whole chunks. R = 4096 / KP
+// (64 for KP = 48), so a chunk is 32 KiB of doubles whatever KP and each thread loads 16 values
+// (12 for KP = 48): enough loads in flight for narrow blocks too. While the warps multiply one
+// chunk, every thread already holds its share of the next chunk in registers, so loads stay in
+// flight during the arithmetic.
+// The KP x KP product is cut into 8 x 8 tiles (TI = KP / 8 tiles per side). Each warp owns a
+// fixed list of tiles and a slice of the chunk's R / 4 steps of 4 rows:
+//   * general (W != V): warp w owns tile row w % TI and every tile of it, steps s with
+//     s % (8 / TI) == w / TI; the tile row's V^T fragment is loaded once per step and reused for
+//     all TI tiles;
+//   * symmetric (W == V, only tiles with ti <= tj; TI even): warp w owns the pair of tile rows
 //     p = w % (TI / 2) and TI - 1 - p, that is TI + 1 upper tiles for every pair (balanced),
-//     steps s with s % (16 / TI) == w / (TI / 2).
+//     steps s with s % (8 / (TI / 2)) == w / (TI / 2).
+//   When 8 is not a multiple of the groups (TI = 6), the last warps stay idle in the arithmetic.
 // One step of one tile is one mma of shape m8n8k4: double uses the FP64 tensor cores (wmma,
 // sm_80 and newer); float, and double on older architectures, use CUDA-core FMAs with the same
 // tiling (each lane owns 2 entries of each tile).
@@ -23,6 +26,7 @@
 // writes its kv x kw partial product (for W == V the upper triangle) to the workspace:
 // partial[b][j * kv + i]. Stage 2 (G > 1): one thread per entry sums the G partials in block
 // order and writes B (both triangles for W == V). With G == 1 (n <= 512) stage 1 writes B.
+// G = ceil(n / 512), at most 1024 for KP <= 16 and 512 otherwise.
 // Every sum runs in an order fixed by n and the shapes: the result is deterministic.
 #include "kernels/tall_skinny.hpp"
 
@@ -41,18 +45,33 @@ namespace {
 
 constexpr int threads = 256;
 constexpr int warps = threads / 32;
-constexpr int chunk_rows = 64;              // rows staged per chunk
-constexpr int stride = chunk_rows + 4;      // S: shared-memory column stride (elements)
-constexpr int steps = chunk_rows / 4;       // mma steps of 4 rows per chunk
 constexpr std::int64_t min_rows_per_block = 512;
-constexpr std::int64_t max_blocks = 512;
 constexpr int finish_threads = 256;
 
-/// Stage-1 blocks for n rows: one per 512 rows, 1 .. 512.
-std::int64_t stage1_blocks(std::int64_t n)
+/// Padded column count of a product with kv x kw entries: 8, 16, 32, 48 or 64.
+constexpr int padded_columns(int kv, int kw)
+{
+    const int k = kv > kw ? kv : kw;
+    return k <= 8 ? 8 : k <= 16 ? 16 : k <= 32 ? 32 : k <= 48 ? 48 : 64;
+}
+
+/// Chunk geometry for KP padded columns: R rows per chunk (4096 / KP, at least 64, so that a
+/// chunk of one block is 32 KiB of doubles and each thread loads R KP / 256 values), column
+/// stride S = R + 4 (every 8 x 4 tile 32-byte aligned, neighbouring columns in other banks).
+template <int KP>
+struct Chunk {
+    static constexpr int rows = 4096 / KP >= 64 ? (KP == 48 ? 64 : 4096 / KP) : 64;
+    static constexpr int stride = rows + 4;
+    static constexpr int steps = rows / 4;  // mma steps of 4 rows
+    static constexpr int per_thread = rows * KP / threads;
+};
+
+/// Stage-1 blocks for n rows: one per 512 rows, at most 1024 (KP <= 16) or 512 (more partial
+/// products to sum in stage 2).
+std::int64_t stage1_blocks(std::int64_t n, int kp)
 {
     const std::int64_t g = (n + min_rows_per_block - 1) / min_rows_per_block;
-    return std::clamp<std::int64_t>(g, 1, max_blocks);
+    return std::clamp<std::int64_t>(g, 1, kp <= 16 ? 1024 : 512);
 }
 
 // ---- Tile arithmetic: FP64 tensor cores or CUDA-core FMAs ------------------------------------
@@ -66,19 +85,19 @@ struct ScalarTile {
     struct Acc { T v[2]; };
     __device__ static void zero(Acc& c) { c.v[0] = c.v[1] = T(0); }
     /// V^T fragment: rows r0..r0+3 of column ti*8 + l % 8.
-    __device__ static void load_a(A& a, const T* s, int ti, int r0)
+    __device__ static void load_a(A& a, const T* s, int S, int ti, int r0)
     {
-        const T* p = s + (ti * 8 + static_cast<int>(threadIdx.x % 8)) * stride + r0;
+        const T* p = s + (ti * 8 + static_cast<int>(threadIdx.x % 8)) * S + r0;
 #pragma unroll
         for (int r = 0; r < 4; ++r) a.v[r] = p[r];
     }
-    __device__ static void load_b(B& b, const T* s, int tj, int r0)
+    __device__ static void load_b(B& b, const T* s, int S, int tj, int r0)
     {
         const int j = tj * 8 + 2 * static_cast<int>((threadIdx.x % 32) / 8);
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-            b.v[r][0] = s[j * stride + r0 + r];
-            b.v[r][1] = s[(j + 1) * stride + r0 + r];
+            b.v[r][0] = s[j * S + r0 + r];
+            b.v[r][1] = s[(j + 1) * S + r0 + r];
         }
     }
     __device__ static void mma(Acc& c, const A& a, const B& b)
@@ -111,13 +130,13 @@ struct TensorTile {
                                      nvcuda::wmma::col_major>;
     using Acc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double>;
     __device__ static void zero(Acc& c) { nvcuda::wmma::fill_fragment(c, 0.0); }
-    __device__ static void load_a(A& a, const double* s, int ti, int r0)
+    __device__ static void load_a(A& a, const double* s, int S, int ti, int r0)
     {
-        nvcuda::wmma::load_matrix_sync(a, s + ti * 8 * stride + r0, stride);
+        nvcuda::wmma::load_matrix_sync(a, s + ti * 8 * S + r0, S);
     }
-    __device__ static void load_b(B& b, const double* s, int tj, int r0)
+    __device__ static void load_b(B& b, const double* s, int S, int tj, int r0)
     {
-        nvcuda::wmma::load_matrix_sync(b, s + tj * 8 * stride + r0, stride);
+        nvcuda::wmma::load_matrix_sync(b, s + tj * 8 * S + r0, S);
     }
     __device__ static void mma(Acc& c, const A& a, const B& b)
     {
@@ -151,7 +170,8 @@ struct Plan {
     static constexpr int ti_count = KP / 8;                  // TI
     static constexpr bool paired = Sym && ti_count >= 2;
     static constexpr int groups = paired ? ti_count / 2 : ti_count;
-    static constexpr int slices = warps / groups;            // step slices
+    static constexpr int slices = warps / groups;            // step slices; warps with
+                                                             // w / groups >= slices idle
     static constexpr int items = paired ? ti_count + 1 : ti_count;
     /// Tile (ti, tj) of item `it` for the warp's group g; `second` when it is in the pair's
     /// second tile row (then its V^T fragment is a1).
@@ -173,28 +193,32 @@ struct Plan {
     }
 };
 
-/// Loads this thread's share of a chunk (rows [row0, row0 + 64) of columns 0..KP-1, zero beyond
-/// `rows_end` and `k`) into registers: thread t takes row t % 64 of columns t / 64 + 4 q.
+/// Loads this thread's share of a chunk (rows [row0, row0 + R) of columns 0..KP-1, zero beyond
+/// `rows_end` and `k`) into registers: value q of thread t is element e = t + 256 q of the
+/// chunk, row e % R of column e / R (a warp reads 32 consecutive rows of one column).
 template <typename T, int KP>
-__device__ void load_chunk(T (&reg)[KP / 4], const T* __restrict__ X, std::int64_t ld, int k,
-                           std::int64_t row0, std::int64_t rows_end)
+__device__ void load_chunk(T (&reg)[Chunk<KP>::per_thread], const T* __restrict__ X,
+                           std::int64_t ld, int k, std::int64_t row0, std::int64_t rows_end)
 {
-    const std::int64_t row = row0 + threadIdx.x % chunk_rows;
-    const int c0 = static_cast<int>(threadIdx.x / chunk_rows);
+    using C = Chunk<KP>;
 #pragma unroll
-    for (int q = 0; q < KP / 4; ++q) {
-        const int c = c0 + 4 * q;
+    for (int q = 0; q < C::per_thread; ++q) {
+        const int e = static_cast<int>(threadIdx.x) + threads * q;
+        const int c = e / C::rows;
+        const std::int64_t row = row0 + e % C::rows;
         reg[q] = (c < k && row < rows_end) ? X[c * ld + row] : T(0);
     }
 }
 
 template <typename T, int KP>
-__device__ void store_chunk(T* s, const T (&reg)[KP / 4])
+__device__ void store_chunk(T* s, const T (&reg)[Chunk<KP>::per_thread])
 {
-    const int r = static_cast<int>(threadIdx.x % chunk_rows);
-    const int c0 = static_cast<int>(threadIdx.x / chunk_rows);
+    using C = Chunk<KP>;
 #pragma unroll
-    for (int q = 0; q < KP / 4; ++q) s[(c0 + 4 * q) * stride + r] = reg[q];
+    for (int q = 0; q < C::per_thread; ++q) {
+        const int e = static_cast<int>(threadIdx.x) + threads * q;
+        s[(e / C::rows) * C::stride + e % C::rows] = reg[q];
+    }
 }
 
 /// Stage 1 (see the file comment). Dynamic shared memory: KP * S elements for V, as many again
@@ -208,9 +232,11 @@ __global__ void __launch_bounds__(threads)
 {
     using P = Plan<KP, Sym>;
     using M = Tile<T>;
+    using C = Chunk<KP>;
+    constexpr int S = C::stride;
     extern __shared__ __align__(32) unsigned char smem_raw[];
     T* sv = reinterpret_cast<T*>(smem_raw);
-    T* sw = Sym ? sv : sv + KP * stride;
+    T* sw = Sym ? sv : sv + KP * S;
 
     const int warp = static_cast<int>(threadIdx.x / 32);
     const int group = warp % P::groups;
@@ -222,36 +248,36 @@ __global__ void __launch_bounds__(threads)
 #pragma unroll
     for (int it = 0; it < P::items; ++it) M::zero(acc[it]);
 
-    T rv[KP / 4];
-    T rw[Sym ? 1 : KP / 4];
+    T rv[C::per_thread];
+    T rw[Sym ? 1 : C::per_thread];
     if (first < end) {
         load_chunk<T, KP>(rv, V, ldv, kv, first, end);
         if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, first, end);
     }
-    for (std::int64_t row0 = first; row0 < end; row0 += chunk_rows) {
+    for (std::int64_t row0 = first; row0 < end; row0 += C::rows) {
         __syncthreads();  // the previous chunk is no longer read
         store_chunk<T, KP>(sv, rv);
         if constexpr (!Sym) store_chunk<T, KP>(sw, rw);
         __syncthreads();
-        if (row0 + chunk_rows < end) {  // next chunk in flight during the arithmetic
-            load_chunk<T, KP>(rv, V, ldv, kv, row0 + chunk_rows, end);
-            if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, row0 + chunk_rows, end);
+        if (row0 + C::rows < end) {  // next chunk in flight during the arithmetic
+            load_chunk<T, KP>(rv, V, ldv, kv, row0 + C::rows, end);
+            if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, row0 + C::rows, end);
         }
-        for (int s = slice; s < steps; s += P::slices) {
+        for (int s = slice; slice < P::slices && s < C::steps; s += P::slices) {
             const int r0 = 4 * s;
             int ti0, tj0, ti1, tj1;
             bool second;
             P::tile(group, 0, ti0, tj0, second);
             P::tile(group, P::items - 1, ti1, tj1, second);
             typename M::A a0, a1;
-            M::load_a(a0, sv, ti0, r0);
-            if constexpr (P::paired) M::load_a(a1, sv, ti1, r0);
+            M::load_a(a0, sv, S, ti0, r0);
+            if constexpr (P::paired) M::load_a(a1, sv, S, ti1, r0);
 #pragma unroll
             for (int it = 0; it < P::items; ++it) {
                 int ti, tj;
                 P::tile(group, it, ti, tj, second);
                 typename M::B b;
-                M::load_b(b, sw, tj, r0);
+                M::load_b(b, sw, S, tj, r0);
                 if constexpr (P::paired) {
                     M::mma(acc[it], second ? a1 : a0, b);
                 } else {
@@ -332,16 +358,17 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
             std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
     const auto kernel = gram_partial_kernel<T, KP, Sym>;
-    const int smem = (Sym ? 1 : 2) * KP * stride * static_cast<int>(sizeof(T));
+    using C = Chunk<KP>;
+    const int smem = (Sym ? 1 : 2) * KP * C::stride * static_cast<int>(sizeof(T));
     static const bool configured = [&] {
         KBENCH_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         return true;
     }();
     (void)configured;
-    const std::int64_t blocks = stage1_blocks(n);
+    const std::int64_t blocks = stage1_blocks(n, KP);
     const std::int64_t per_block = (n + blocks - 1) / blocks;
-    const std::int64_t rows_per_block = (per_block + chunk_rows - 1) / chunk_rows * chunk_rows;
+    const std::int64_t rows_per_block = (per_block + C::rows - 1) / C::rows * C::rows;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         n, rows_per_block, kv, V, ldv, kw, W, ldw, partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
@@ -358,11 +385,13 @@ template <typename T, bool Sym>
 void dispatch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
               std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
-    const int k = std::max(kv, kw);
-    if (k <= 8) return launch<T, 8, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    if (k <= 16) return launch<T, 16, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    if (k <= 32) return launch<T, 32, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    launch<T, 64, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    switch (padded_columns(kv, kw)) {
+    case 8: return launch<T, 8, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 16: return launch<T, 16, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 32: return launch<T, 32, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 48: return launch<T, 48, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    default: return launch<T, 64, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    }
 }
 
 }  // namespace
@@ -373,7 +402,7 @@ std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes
     if (value_bytes != 4 && value_bytes != 8)
         fail("kbench::blas::gram_workspace_bytes",
              "value_bytes = " + std::to_string(value_bytes) + ", expected 4 or 8");
-    const std::int64_t blocks = stage1_blocks(n);
+    const std::int64_t blocks = stage1_blocks(n, padded_columns(kv, kw));
     if (blocks == 1 || kv == 0 || kw == 0) return 0;
     return static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *
            static_cast<std::size_t>(kw) * static_cast<std::size_t>(value_bytes);
