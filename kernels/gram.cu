@@ -24,13 +24,15 @@
 // tiling (each lane owns 2 entries of each tile).
 // After its last chunk the block adds the step slices' tiles in slice order in shared memory and
 // writes its kv x kw partial product (for W == V the upper triangle) to the workspace:
-// partial[b][j * kv + i]. Stage 2 (G > 1): one thread per entry sums the G partials in block
-// order and writes B (both triangles for W == V). With G == 1 (n <= 512) stage 1 writes B.
-// G = ceil(n / 512), at most 1024 for KP <= 16 and 512 otherwise.
+// partial[b][j * kv + i]. Stage 2 (G > 1): one warp per entry sums the G partials (lane l
+// takes blocks l, l + 32, ... in order, then a fixed butterfly) and writes B (both triangles
+// for W == V). With G == 1 (n <= 512) stage 1 writes B.
+// G = ceil(n / 512), at most 512.
 // Every sum runs in an order fixed by n and the shapes: the result is deterministic.
 #include "kernels/tall_skinny.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/block_reduce.cuh"
 
 #include <mma.h>
 
@@ -66,12 +68,12 @@ struct Chunk {
     static constexpr int per_thread = rows * KP / threads;
 };
 
-/// Stage-1 blocks for n rows: one per 512 rows, at most 1024 (KP <= 16) or 512 (more partial
-/// products to sum in stage 2).
-std::int64_t stage1_blocks(std::int64_t n, int kp)
+/// Stage-1 blocks for n rows: one per 512 rows, at most 512 (about 4 per SM of a 132-SM GPU,
+/// all resident at once at 32-64 KiB of shared memory each: one wave).
+std::int64_t stage1_blocks(std::int64_t n)
 {
     const std::int64_t g = (n + min_rows_per_block - 1) / min_rows_per_block;
-    return std::clamp<std::int64_t>(g, 1, kp <= 16 ? 1024 : 512);
+    return std::clamp<std::int64_t>(g, 1, 512);
 }
 
 // ---- Tile arithmetic: FP64 tensor cores or CUDA-core FMAs ------------------------------------
@@ -317,21 +319,28 @@ __global__ void __launch_bounds__(threads)
     }
 }
 
-/// Stage 2: entry e = j * kv + i of B is the sum of the G partials in block order.
+/// Stage 2: one warp per entry e = j * kv + i of B: lane l sums the partials of blocks
+/// l, l + 32, ... in that order, then the warp adds the 32 lane sums in a fixed butterfly (the
+/// loads of a lane are independent, so the sum is not one latency-bound chain of G loads).
 template <typename T, bool Sym>
 __global__ void __launch_bounds__(finish_threads)
     gram_finish_kernel(int blocks, int kv, int kw, const T* __restrict__ partial,
                        T* __restrict__ B, int ldb)
 {
-    const int e = static_cast<int>(blockIdx.x) * finish_threads + static_cast<int>(threadIdx.x);
+    const int e = static_cast<int>(blockIdx.x) * (finish_threads / 32) +
+                  static_cast<int>(threadIdx.x / 32);
     if (e >= kv * kw) return;
     const int i = e % kv;
     const int j = e / kv;
     if (Sym && i > j) return;
-    T sum = T(0);
-    for (int b = 0; b < blocks; ++b) sum += partial[static_cast<std::int64_t>(b) * kv * kw + e];
-    B[i + static_cast<std::int64_t>(j) * ldb] = sum;
-    if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = sum;
+    T sum[1] = {T(0)};
+    for (int b = static_cast<int>(threadIdx.x % 32); b < blocks; b += 32)
+        sum[0] += partial[static_cast<std::int64_t>(b) * kv * kw + e];
+    reduce::warp_sum<T, 1>(sum);
+    if (threadIdx.x % 32 == 0) {
+        B[i + static_cast<std::int64_t>(j) * ldb] = sum[0];
+        if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = sum[0];
+    }
 }
 
 // ---- Host side ---------------------------------------------------------------------------------
@@ -366,7 +375,7 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
         return true;
     }();
     (void)configured;
-    const std::int64_t blocks = stage1_blocks(n, KP);
+    const std::int64_t blocks = stage1_blocks(n);
     const std::int64_t per_block = (n + blocks - 1) / blocks;
     const std::int64_t rows_per_block = (per_block + C::rows - 1) / C::rows * C::rows;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
@@ -375,7 +384,8 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
     if (blocks > 1) {
         const int entries = kv * kw;
         gram_finish_kernel<T, Sym>
-            <<<(entries + finish_threads - 1) / finish_threads, finish_threads, 0, stream>>>(
+            <<<(entries + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
+               stream>>>(
                 static_cast<int>(blocks), kv, kw, partial, B, ldb);
         KBENCH_CUDA_CHECK_LAUNCH();
     }
@@ -402,7 +412,7 @@ std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes
     if (value_bytes != 4 && value_bytes != 8)
         fail("kbench::blas::gram_workspace_bytes",
              "value_bytes = " + std::to_string(value_bytes) + ", expected 4 or 8");
-    const std::int64_t blocks = stage1_blocks(n, padded_columns(kv, kw));
+    const std::int64_t blocks = stage1_blocks(n);
     if (blocks == 1 || kv == 0 || kw == 0) return 0;
     return static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *
            static_cast<std::size_t>(kw) * static_cast<std::size_t>(value_bytes);
