@@ -12,6 +12,7 @@
 #include "kernels/dot.hpp"
 #include "kernels/tall_skinny.hpp"
 #include "matrices/matrix_set.hpp"
+#include "solvers/orthogonalization/gpu_context.hpp"
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include <cublas_v2.h>
@@ -87,21 +88,7 @@ namespace {
 
 constexpr int value_bytes = static_cast<int>(sizeof(double));
 
-// ---- Handles ----------------------------------------------------------------------------------
-
-/// A non-blocking stream with a cuBLAS handle (host pointer mode) and a cuSOLVER handle on it.
-struct Gpu {
-    cuda_stream stream;
-    cublas_handle blas;
-    cusolver_handle solver;
-    Gpu()
-    {
-        KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-        KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
-        KBENCH_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
-    }
-    ortho::GpuHandles handles() const { return {stream, blas, solver}; }
-};
+using Gpu = ortho::GpuContext;
 
 /// A results document with no matrix set; `section` goes to context.kbench[key].
 nlohmann::json new_document(const StudyRun& run, const char* key, nlohmann::json section)

@@ -423,21 +423,14 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
           std::int64_t ldw, T* B, int ldb, void* workspace, std::size_t workspace_bytes,
           cudaStream_t stream)
 {
-    check_sizes(who, n, kv, kw);
+    detail::tall_skinny::check_gram(who, n, kv, V, ldv, kw, W, ldw, B, ldb);
     if (kv == 0 || kw == 0) return;
-    if (ldb < kv)
-        fail(who, "ldb = " + std::to_string(ldb) + ", expected ldb >= kv = " + std::to_string(kv));
-    if (B == nullptr) fail(who, "B is null, expected a device array of kv x kw elements");
     if (n == 0) {
         KBENCH_CUDA_CHECK(cudaMemset2DAsync(B, sizeof(T) * static_cast<std::size_t>(ldb), 0,
                                             sizeof(T) * static_cast<std::size_t>(kv),
                                             static_cast<std::size_t>(kw), stream));
         return;
     }
-    if (ldv < n) fail(who, "ldv = " + std::to_string(ldv) + ", expected ldv >= n = " + std::to_string(n));
-    if (ldw < n) fail(who, "ldw = " + std::to_string(ldw) + ", expected ldw >= n = " + std::to_string(n));
-    if (V == nullptr) fail(who, "V is null, expected a device array of n x kv elements");
-    if (W == nullptr) fail(who, "W is null, expected a device array of n x kw elements");
     const std::size_t needed = gram_workspace_bytes(n, kv, kw, sizeof(T));
     if (needed > 0) {
         if (workspace == nullptr || workspace_bytes < needed)

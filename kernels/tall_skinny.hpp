@@ -172,4 +172,18 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
           std::int64_t ldw, T* B, int ldb);
 
 }  // namespace reference
+
+namespace detail::tall_skinny {
+// Argument checks shared by the launchers and the references (defined in kernels/tall_skinny.cu,
+// no CUDA call); `who` is the function's qualified name; each throws std::invalid_argument.
+void check_gemv_t(const char* who, std::int64_t n, int k, const void* V, std::int64_t ld,
+                  const void* y, const void* r);
+void check_gemm_rowwise(const char* who, std::int64_t n, int kv, int kw, const void* V,
+                        std::int64_t ldv, const void* B, int ldb, const void* W,
+                        std::int64_t ldw);
+void check_trsm(const char* who, std::int64_t n, int k, const void* V, std::int64_t ld,
+                const void* R, int ldr);
+void check_gram(const char* who, std::int64_t n, int kv, const void* V, std::int64_t ldv, int kw,
+                const void* W, std::int64_t ldw, const void* B, int ldb);
+}  // namespace detail::tall_skinny
 }  // namespace kbench::blas

@@ -7,6 +7,7 @@
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/test/gpu_test.hpp"
 #include "solvers/orthogonalization/tsqr.hpp"
+#include "solvers/orthogonalization/gpu_context.hpp"
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include <Eigen/Dense>
@@ -24,18 +25,7 @@ namespace {
 
 constexpr double eps = std::numeric_limits<double>::epsilon();
 
-/// Stream, cuBLAS and cuSOLVER handles bound together.
-struct Gpu {
-    cuda_stream stream;
-    cublas_handle blas;
-    cusolver_handle solver;
-    Gpu()
-    {
-        KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-        KBENCH_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
-    }
-    GpuHandles handles() const { return {stream, blas, solver}; }
-};
+using Gpu = GpuContext;
 
 template <typename T>
 struct Factored {
