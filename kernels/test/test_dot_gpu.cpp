@@ -21,6 +21,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/test/expect_invalid.hpp"
 #include "kernels/test/gpu_test.hpp"
 #include "matrices/test/random_data.hpp"
 
@@ -169,19 +170,7 @@ std::vector<T> gpu_mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, cons
     return result.to_host();
 }
 
-/// Expects f() to throw std::invalid_argument whose message contains every one of `parts`.
-void expect_invalid(const std::function<void()>& f, const std::vector<std::string>& parts)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no std::invalid_argument thrown (expected one mentioning '"
-                      << parts.front() << "')";
-    } catch (const std::invalid_argument& e) {
-        const std::string what = e.what();
-        for (const std::string& p : parts)
-            EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' missing in: " << what;
-    }
-}
+using test::expect_invalid;
 
 // ---- CPU: reference twins (hand-checkable) ------------------------------------------------
 

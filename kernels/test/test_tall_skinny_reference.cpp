@@ -1,6 +1,7 @@
 // Tall-skinny kernels (kernels/tall_skinny.hpp), CPU only: hand-checkable cases of the reference
 // twins, the argument checks of the launchers and the references (all thrown before any CUDA
 // call, so they run without a GPU), the gram_batched workspace query and the traffic models.
+#include "kernels/test/expect_invalid.hpp"
 #include "kernels/tall_skinny.hpp"
 
 #include <gtest/gtest.h>
@@ -18,19 +19,7 @@ namespace {
 
 const double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// Expects f() to throw std::invalid_argument whose message contains every one of `parts`.
-void expect_invalid(const std::function<void()>& f, const std::vector<std::string>& parts)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no std::invalid_argument thrown (expected one mentioning '"
-                      << parts.front() << "')";
-    } catch (const std::invalid_argument& e) {
-        const std::string what = e.what();
-        for (const std::string& p : parts)
-            EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' missing in: " << what;
-    }
-}
+using test::expect_invalid;
 
 // ---- Reference twins (hand-checkable) ----------------------------------------------------
 
