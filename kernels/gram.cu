@@ -352,16 +352,6 @@ constexpr const char* who = "kbench::blas::gram";
     throw std::invalid_argument(std::string{fn} + ": " + what);
 }
 
-void check_sizes(const char* fn, std::int64_t n, int kv, int kw)
-{
-    if (n < 0) fail(fn, "n = " + std::to_string(n) + ", expected n >= 0");
-    for (const auto& [name, k] : {std::pair{"kv", kv}, std::pair{"kw", kw}})
-        if (k < 0 || k > max_block_columns)
-            fail(fn, std::string{name} + " = " + std::to_string(k) +
-                         ", expected 0 <= " + name + " <= max_block_columns = " +
-                         std::to_string(max_block_columns));
-}
-
 template <typename T, int KP, bool Sym>
 void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
             std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
@@ -408,10 +398,8 @@ void dispatch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, cons
 
 std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes)
 {
-    check_sizes("kbench::blas::gram_workspace_bytes", n, kv, kw);
-    if (value_bytes != 4 && value_bytes != 8)
-        fail("kbench::blas::gram_workspace_bytes",
-             "value_bytes = " + std::to_string(value_bytes) + ", expected 4 or 8");
+    detail::tall_skinny::check_gram_shape("kbench::blas::gram_workspace_bytes", n, kv, kw,
+                                          value_bytes);
     const std::int64_t blocks = stage1_blocks(n);
     if (blocks == 1 || kv == 0 || kw == 0) return 0;
     return static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *

@@ -155,14 +155,19 @@ void check_gram(const char* who, std::int64_t n, int kv, const void* V, std::int
     check_matrix(who, B, "B", kv, kw, "ldb", ldb);
 }
 
-void check_gram_batched_shape(const char* who, std::int64_t n, int kv, int kw, std::int64_t h,
-                              int value_bytes)
+void check_gram_shape(const char* who, std::int64_t n, int kv, int kw, int value_bytes)
 {
     check_n(who, n);
     check_columns(who, "kv", kv);
     check_columns(who, "kw", kw);
-    check_h(who, h);
     check_value_bytes(who, value_bytes);
+}
+
+void check_gram_batched_shape(const char* who, std::int64_t n, int kv, int kw, std::int64_t h,
+                              int value_bytes)
+{
+    check_gram_shape(who, n, kv, kw, value_bytes);
+    check_h(who, h);
 }
 
 }  // namespace detail::tall_skinny

@@ -185,5 +185,7 @@ void check_trsm(const char* who, std::int64_t n, int k, const void* V, std::int6
                 const void* R, int ldr);
 void check_gram(const char* who, std::int64_t n, int kv, const void* V, std::int64_t ldv, int kw,
                 const void* W, std::int64_t ldw, const void* B, int ldb);
+/// n >= 0, kv and kw in [0, max_block_columns], value_bytes 4 or 8 (the Gram size queries).
+void check_gram_shape(const char* who, std::int64_t n, int kv, int kw, int value_bytes);
 }  // namespace detail::tall_skinny
 }  // namespace kbench::blas

@@ -75,6 +75,16 @@ std::string number(double v)
     return os.str();
 }
 
+/// R (k x k, ldr) := the upper triangle of r (k x k, ld k; of r^T when `transposed`), zeros
+/// below the diagonal.
+template <typename T>
+void write_upper(int k, const std::vector<T>& r, bool transposed, T* R, int ldr)
+{
+    for (int j = 0; j < k; ++j)
+        for (int i = 0; i < k; ++i)
+            R[i + j * ldr] = i > j ? T(0) : (transposed ? r[j + i * k] : r[i + j * k]);
+}
+
 // ---- CAQR blocks and cuSOLVER -----------------------------------------------------------------
 
 struct RowBlock {
@@ -256,9 +266,7 @@ TsqrOutcome finish_gs(const GpuHandles& hd, int k, const GsWork<T>& w, bool tran
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(&failed, w.failed, sizeof(int), cudaMemcpyDeviceToHost,
                                       hd.stream));
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i < k; ++i)
-            R[i + j * ldr] = i > j ? T(0) : (transposed ? r[j + i * k] : r[i + j * k]);
+    write_upper(k, r, transposed, R, ldr);
     if (failed < 0) return {};
     return {TsqrStatus::rank_deficient, failed,
             "column " + std::to_string(failed) + " has norm " + number(double(scalars[2])) +
@@ -392,8 +400,7 @@ TsqrOutcome cholqr_family(TsqrMethod method, const GpuHandles& hd, std::int64_t 
         return cholqr_pass(hd, n, k, V, ld, r, false, "pass 2", w);
     };
     const TsqrOutcome outcome = run();
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i < k; ++i) R[i + j * ldr] = i > j ? T(0) : r[i + j * k];
+    write_upper(k, r, false, R, ldr);
     return outcome;
 }
 
@@ -404,8 +411,7 @@ TsqrOutcome svqr(const GpuHandles& hd, std::int64_t n, int k, T* V, std::int64_t
     const std::vector<T> g = host_gram(hd, n, k, V, ld, w);
     std::vector<T> m(static_cast<std::size_t>(k) * k), r(m.size(), T(0));
     const TsqrOutcome o = detail::svqr_factor(k, g.data(), k, m.data(), k, r.data(), k);
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i < k; ++i) R[i + j * ldr] = i > j ? T(0) : r[i + j * k];
+    write_upper(k, r, false, R, ldr);
     if (o.status != TsqrStatus::ok) return o;
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.f, m.data(), m.size() * sizeof(T), cudaMemcpyHostToDevice,
                                       hd.stream));
@@ -494,8 +500,7 @@ TsqrOutcome caqr(const GpuHandles& hd, const std::vector<RowBlock>& blocks, int 
     std::vector<T> qs(stacked.size()), r(static_cast<std::size_t>(k) * k);
     const TsqrOutcome o =
         detail::stacked_qr(rows, k, stacked.data(), rows, qs.data(), rows, r.data(), k);
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i < k; ++i) R[i + j * ldr] = i > j ? T(0) : r[i + j * k];
+    write_upper(k, r, false, R, ldr);
     if (o.status != TsqrStatus::ok) return o;
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.qs, qs.data(), qs.size() * sizeof(T),
                                       cudaMemcpyHostToDevice, hd.stream));
