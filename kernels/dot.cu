@@ -15,12 +15,11 @@
 #include "kernels/dot.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -84,30 +83,11 @@ void check_workspace(const char* who, std::int64_t n, int k, const void* workspa
 
 // ---- Launch shape ---------------------------------------------------------------------------
 
-/// Blocks of `kernel` (block_size threads, static shared memory only) resident on the whole
-/// current device: SM count x resident blocks per SM. Queried once per (device, kernel).
-int resident_blocks(const void* kernel)
-{
-    static std::mutex mutex;
-    static std::map<std::pair<int, const void*>, int> cache;
-    int device = 0;
-    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_pair(device, kernel);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    int sms = 0, per_sm = 0;
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    KBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, 0));
-    const int blocks = std::max(1, sms) * std::max(1, per_sm);
-    cache.emplace(key, blocks);
-    return blocks;
-}
-
 /// Stage-1 blocks per chunk: one GPU-filling wave shared by `chunks` chunks, at most
 /// dot_max_blocks(n).
 unsigned stage1_blocks(const void* kernel, std::int64_t n, int chunks)
 {
-    const std::int64_t fill = std::max(1, resident_blocks(kernel) / chunks);
+    const std::int64_t fill = std::max(1, resident_blocks(kernel, block_size) / chunks);
     return static_cast<unsigned>(std::min(dot_max_blocks(n), fill));
 }
 

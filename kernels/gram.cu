@@ -28,10 +28,13 @@
 // takes blocks l, l + 32, ... in order, then a fixed butterfly) and writes B (both triangles
 // for W == V). With G == 1 (n <= 512) stage 1 writes B.
 // G = ceil(n / 512), at most 512.
+// Double V^T V on sm_80 and newer takes a faster path without shared-memory staging (see
+// "Symmetric double product" below); the kernel above serves W != V, float and older GPUs.
 // Every sum runs in an order fixed by n and the shapes: the result is deterministic.
 #include "kernels/tall_skinny.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
 
 #include <mma.h>
@@ -343,6 +346,190 @@ __global__ void __launch_bounds__(finish_threads)
     }
 }
 
+// ---- Symmetric double product: fragments straight from memory (sm_80 and newer) -------------
+//
+// For B = V^T V the m8n8k4 FP64 mma's A fragment of tile column t (V^T, 8 x 4, row-major) and
+// its B fragment (V, 4 x 8, column-major) hold the same values in the same lanes: lane l holds
+// V(r0 + l % 4, 8 t + l / 4) in both (the .f64 fragment layouts of the PTX ISA). So each warp
+// loads one value per lane per tile column and step of 4 rows straight from global memory
+// and multiplies every pair of tile columns t <= u in registers: TI loads feed TI (TI + 1) / 2 mmas, with no shared-memory
+// staging and no block synchronization until the end. TI = ceil(k / 8) (1..8): padding
+// columns are never read. Any 4 rows can form a step, as long as A and B take the same ones:
+// with V 16-byte aligned and ld even, steps u and u + 1 take rows 4 u + 2 (l % 4) and the row
+// after it from one 16-byte load (one load = 64 contiguous bytes of each of 8 columns); else
+// step u takes rows 4 u + l % 4 (32 bytes of each of 8 columns). A warp walks strips of 4 U
+// rows (U steps, ~16 loads per lane), strip s, s + warps in the grid, ...; the next strip's
+// loads are issued before the current strip's mmas. At the end the block's 8 warps add their tiles in warp order in
+// shared memory, and the block writes its upper-triangle partial (or B) as stage 1 does above.
+// Grid: min(stage1_blocks(n), the blocks resident on the device); stage 2 is shared.
+
+template <int TI>
+struct DirectPlan {
+    static constexpr int tiles = TI * (TI + 1) / 2;
+    /// Steps of 4 rows per strip (U): a power of two (strips of whole 32-byte sectors), even
+    /// (pairs of steps per 16-byte load), with U TI ~ 16 loads per lane in flight as far as the
+    /// registers allow: acc 2 TI (TI + 1) + x and next 4 U TI registers.
+    static constexpr int steps = TI >= 7 ? 2 : TI >= 4 ? 4 : TI >= 2 ? 8 : 16;
+    static constexpr int strip_rows = 4 * steps;
+    /// Two blocks per SM when the estimated registers fit in 128 per thread.
+    static constexpr int min_blocks = 2 * TI * (TI + 1) + 4 * steps * TI + 24 <= 128 ? 2 : 1;
+    /// Accumulator of tile (t, v), t <= v: the upper tiles numbered row by row.
+    __host__ __device__ static constexpr int tile(int t, int v)
+    {
+        return t * TI - t * (t - 1) / 2 + v - t;
+    }
+};
+
+__device__ __forceinline__ void dmma_m8n8k4(double (&c)[2], double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c[0]), "+d"(c[1])
+        : "d"(a), "d"(b));
+#else
+    (void)c, (void)a, (void)b;
+    __trap();  // never launched: the host dispatches here only on sm_80 and newer
+#endif
+}
+
+/// Lane l's values of a strip: x[u][t] = V(row0 + 4 u + l % 4, 8 t + l / 4), zero for columns
+/// >= k and rows >= n.
+template <int TI>
+__device__ __forceinline__ void load_strip_tail(double (&x)[DirectPlan<TI>::steps][TI],
+                                                const double* __restrict__ V, std::int64_t ld,
+                                                int k, std::int64_t row0, std::int64_t n)
+{
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int c = lane / 4;
+#pragma unroll
+    for (int u = 0; u < DirectPlan<TI>::steps; ++u) {
+        const std::int64_t row = row0 + 4 * u + lane % 4;
+#pragma unroll
+        for (int t = 0; t < TI; ++t) {
+            const bool ok = (t + 1 < TI || 8 * t + c < k) && row < n;
+            x[u][t] = ok ? __ldg(V + static_cast<std::int64_t>(8 * t + c) * ld + row) : 0.0;
+        }
+    }
+}
+
+/// A whole strip. Vec (V 16-byte aligned, ld and row0 even): steps u and u + 1 (u even) take
+/// rows row0 + 4 u + 2 (l % 4) and the row after it from one 16-byte load, so one load covers
+/// 64 contiguous bytes of each of 8 columns; else as the tail.
+template <int TI, bool Vec>
+__device__ __forceinline__ void load_strip_full(double (&x)[DirectPlan<TI>::steps][TI],
+                                                const double* __restrict__ V, std::int64_t ld,
+                                                int k, std::int64_t row0)
+{
+    constexpr int U = DirectPlan<TI>::steps;
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int c = lane / 4;
+#pragma unroll
+    for (int t = 0; t < TI; ++t) {
+        const bool ok = t + 1 < TI || 8 * t + c < k;
+        const double* p = V + static_cast<std::int64_t>(8 * t + c) * ld + row0;
+        if constexpr (Vec) {
+#pragma unroll
+            for (int u = 0; u < U; u += 2) {
+                const double2 v = ok ? __ldg(reinterpret_cast<const double2*>(p + 4 * u + 2 * (lane % 4))) : double2{0.0, 0.0};
+                x[u][t] = v.x;
+                x[u + 1][t] = v.y;
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u) x[u][t] = ok ? __ldg(p + 4 * u + lane % 4) : 0.0;
+        }
+    }
+}
+
+template <int TI, bool Vec>
+__device__ __forceinline__ void load_any_strip(double (&x)[DirectPlan<TI>::steps][TI],
+                                               const double* __restrict__ V, std::int64_t ld,
+                                               int k, std::int64_t row0, std::int64_t n)
+{
+    if (row0 + DirectPlan<TI>::strip_rows <= n)
+        load_strip_full<TI, Vec>(x, V, ld, k, row0);
+    else
+        load_strip_tail<TI>(x, V, ld, k, row0, n);
+}
+
+template <int TI, bool Vec>
+__global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
+    gram_sym_direct_kernel(std::int64_t n, int k, const double* __restrict__ V, std::int64_t ld,
+                           double* __restrict__ partial, double* __restrict__ B, int ldb)
+{
+    using P = DirectPlan<TI>;
+    constexpr int KP = 8 * TI;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    double* red = reinterpret_cast<double*>(smem_raw);  // KP x KP, column-major
+
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const std::int64_t strips = (n + P::strip_rows - 1) / P::strip_rows;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
+
+    double acc[P::tiles][2];
+#pragma unroll
+    for (int it = 0; it < P::tiles; ++it) acc[it][0] = acc[it][1] = 0.0;
+
+    double x[P::steps][TI];
+    double next[P::steps][TI];
+    std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * warps + warp;
+    if (s < strips) load_any_strip<TI, Vec>(x, V, ld, k, s * P::strip_rows, n);
+    for (; s < strips; s += stride) {
+        if (s + stride < strips) load_any_strip<TI, Vec>(next, V, ld, k, (s + stride) * P::strip_rows, n);
+#pragma unroll
+        for (int u = 0; u < P::steps; ++u) {
+#pragma unroll
+            for (int t = 0; t < TI; ++t) {
+#pragma unroll
+                for (int v = 0; v < TI; ++v)
+                    if (v >= t) dmma_m8n8k4(acc[P::tile(t, v)], x[u][t], x[u][v]);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < P::steps; ++u) {
+#pragma unroll
+            for (int t = 0; t < TI; ++t) x[u][t] = next[u][t];
+        }
+    }
+
+    // Accumulator (i, j) of tile (t, v): i = 8 t + l / 4, j = 8 v + 2 (l % 4) + e.
+    for (int w = 0; w < warps; ++w) {
+        __syncthreads();
+        if (warp == w) {
+#pragma unroll
+            for (int t = 0; t < TI; ++t) {
+#pragma unroll
+                for (int v = 0; v < TI; ++v) {
+                    if (v < t) continue;
+                    const int it = P::tile(t, v);
+                    const int i = 8 * t + lane / 4;
+                    const int j = 8 * v + 2 * (lane % 4);
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        double& r = red[(j + e) * KP + i];
+                        r = w == 0 ? acc[it][e] : r + acc[it][e];
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+    const bool direct = gridDim.x == 1;
+    for (int e = static_cast<int>(threadIdx.x); e < k * k; e += threads) {
+        const int i = e % k;
+        const int j = e / k;
+        if (i > j) continue;
+        const double value = red[j * KP + i];
+        if (direct) {
+            B[i + static_cast<std::int64_t>(j) * ldb] = value;
+            B[j + static_cast<std::int64_t>(i) * ldb] = value;
+        } else {
+            partial[static_cast<std::int64_t>(blockIdx.x) * k * k + e] = value;
+        }
+    }
+}
+
 // ---- Host side ---------------------------------------------------------------------------------
 
 constexpr const char* who = "kbench::blas::gram";
@@ -378,6 +565,40 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
                stream>>>(
                 static_cast<int>(blocks), kv, kw, partial, B, ldb);
         KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
+template <int TI>
+void launch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B, int ldb,
+                       double* partial, cudaStream_t stream)
+{
+    const bool vec = ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(V) % 16 == 0;
+    const auto kernel = vec ? gram_sym_direct_kernel<TI, true> : gram_sym_direct_kernel<TI, false>;
+    const std::size_t smem = sizeof(double) * 64 * TI * TI;
+    const std::int64_t blocks = std::min<std::int64_t>(
+        stage1_blocks(n), resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem));
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(n, k, V, ld, partial, B, ldb);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    if (blocks > 1) {
+        gram_finish_kernel<double, true>
+            <<<(k * k + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
+               stream>>>(static_cast<int>(blocks), k, k, partial, B, ldb);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
+void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B,
+                         int ldb, double* partial, cudaStream_t stream)
+{
+    switch ((k + 7) / 8) {
+    case 1: return launch_sym_direct<1>(n, k, V, ld, B, ldb, partial, stream);
+    case 2: return launch_sym_direct<2>(n, k, V, ld, B, ldb, partial, stream);
+    case 3: return launch_sym_direct<3>(n, k, V, ld, B, ldb, partial, stream);
+    case 4: return launch_sym_direct<4>(n, k, V, ld, B, ldb, partial, stream);
+    case 5: return launch_sym_direct<5>(n, k, V, ld, B, ldb, partial, stream);
+    case 6: return launch_sym_direct<6>(n, k, V, ld, B, ldb, partial, stream);
+    case 7: return launch_sym_direct<7>(n, k, V, ld, B, ldb, partial, stream);
+    default: return launch_sym_direct<8>(n, k, V, ld, B, ldb, partial, stream);
     }
 }
 
@@ -429,10 +650,15 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
             fail(who, "workspace is not aligned to " + std::to_string(sizeof(T)) + " bytes");
     }
     T* partial = static_cast<T*>(workspace);
-    if (W == V && kw == kv && ldw == ldv)
+    if (W == V && kw == kv && ldw == ldv) {
+        if constexpr (std::is_same_v<T, double>) {
+            if (compute_capability() >= 80)
+                return dispatch_sym_direct(n, kv, V, ldv, B, ldb, partial, stream);
+        }
         dispatch<T, true>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    else
+    } else {
         dispatch<T, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    }
 }
 
 template void gram<float>(std::int64_t, int, const float*, std::int64_t, int, const float*,

@@ -4,6 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+
 namespace kbench {
 
 std::string gpu_unavailable_reason()
@@ -43,6 +48,39 @@ device_info query_device()
     KBENCH_CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
     KBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
     return info;
+}
+
+int resident_blocks(const void* kernel, int block_size, std::size_t dynamic_smem_bytes)
+{
+    static std::mutex mutex;
+    static std::map<std::tuple<int, const void*, int, std::size_t>, int> cache;
+    int device = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_tuple(device, kernel, block_size, dynamic_smem_bytes);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    int sms = 0, per_sm = 0;
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    KBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size,
+                                                                    dynamic_smem_bytes));
+    const int blocks = std::max(1, sms) * std::max(1, per_sm);
+    cache.emplace(key, blocks);
+    return blocks;
+}
+
+int compute_capability()
+{
+    static std::mutex mutex;
+    static std::map<int, int> cache;
+    int device = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(device); it != cache.end()) return it->second;
+    int major = 0, minor = 0;
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    cache.emplace(device, major * 10 + minor);
+    return major * 10 + minor;
 }
 
 }  // namespace kbench

@@ -33,4 +33,14 @@ inline bool has_gpu() { return gpu_unavailable_reason().empty(); }
 /// Properties of the current device. Throws kbench::cuda_error without a usable device.
 device_info query_device();
 
+/// Blocks of `kernel` (a __global__ function's address) resident on the whole current device
+/// when launched with `block_size` threads and `dynamic_smem_bytes` of dynamic shared memory:
+/// SM count x resident blocks per SM (at least 1). Queried once per (device, kernel, shape)
+/// and cached; thread-safe. Throws kbench::cuda_error on CUDA failures.
+int resident_blocks(const void* kernel, int block_size, std::size_t dynamic_smem_bytes = 0);
+
+/// Compute capability (major * 10 + minor) of the current device, cached per device. Throws
+/// kbench::cuda_error on CUDA failures.
+int compute_capability();
+
 }  // namespace kbench
