@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 namespace kbench {
 
@@ -68,19 +69,30 @@ int resident_blocks(const void* kernel, int block_size, std::size_t dynamic_smem
     return blocks;
 }
 
-int compute_capability()
+namespace {
+
+/// cudaDeviceGetAttribute(attribute) of the current device, cached per (device, attribute).
+int cached_attribute(cudaDeviceAttr attribute)
 {
     static std::mutex mutex;
-    static std::map<int, int> cache;
+    static std::map<std::pair<int, int>, int> cache;
     int device = 0;
     KBENCH_CUDA_CHECK(cudaGetDevice(&device));
     const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = cache.find(device); it != cache.end()) return it->second;
-    int major = 0, minor = 0;
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    cache.emplace(device, major * 10 + minor);
-    return major * 10 + minor;
+    const auto key = std::make_pair(device, static_cast<int>(attribute));
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    int value = 0;
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+    cache.emplace(key, value);
+    return value;
+}
+
+}  // namespace
+
+int compute_capability()
+{
+    return cached_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
+           cached_attribute(cudaDevAttrComputeCapabilityMinor);
 }
 
 }  // namespace kbench
