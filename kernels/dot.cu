@@ -1,8 +1,9 @@
 // Dot-product kernels of anzt2015 Sec. 3.2 / 4.3 (DDOT, MDOT, MDGM). Declarations and the
 // conventions (workspace, errors, determinism) in kernels/dot.hpp.
 //
-// Stage 1 (one launch): a grid of G x C blocks of 256 threads, C = 1 for dot and mdgm, C = the
-// number of chunks of 4 pairs for mdot (blockIdx.y picks the chunk). G fills the GPU once
+// Stage 1 (one launch): a grid of G x C blocks of 256 threads, C = 1 for dot, C = the number of
+// chunks of 4 pairs for mdot (blockIdx.y picks the chunk), C = 1 for mdgm or, at small n where
+// G x ceil(k / 8) blocks fit in one wave, ceil(k / 8) groups of 8 columns. G fills the GPU once
 // (resident blocks per SM x SM count, queried once per device and kernel and cached, divided
 // among the C chunks), and is at most dot_max_blocks(n) so the partials stay below k * n / 1024.
 // Threads run a grid-stride loop over 16-byte vectors (double2 / float4) when every pointer is
@@ -30,6 +31,7 @@ namespace {
 constexpr int block_size = 256;         // stage 1
 constexpr int finish_block_size = 256;  // stage 2
 constexpr int max_chunks = max_dot_vectors / mdot_chunk_size;
+constexpr int mdgm_group = 8;  // columns per block of mdgm's grouped launch (small n)
 
 // ---- Argument checks ------------------------------------------------------------------------
 
@@ -297,13 +299,19 @@ __global__ void __launch_bounds__(block_size)
 
 // ---- MDGM stage 1 ---------------------------------------------------------------------------
 
-/// Stage 1 of mdgm: block b sums its share of V(:, j) . y for all j < k <= K; each thread loads
-/// y once per pack and keeps K accumulators (columns k..K-1 are neither read nor written).
+/// Stage 1 of mdgm: block (b, g) sums its share of V(:, j) . y for the columns j of group g,
+/// K g <= j < min(K (g + 1), k) (one group, all k <= K columns, when gridDim.y == 1); each
+/// thread loads y once per pack and keeps K accumulators (columns past the group's last are
+/// neither read nor written). Each product's sum runs in the same order whatever K and the
+/// grouping: the results do not depend on them.
 template <typename T, int K, bool Vectorized>
 __global__ void __launch_bounds__(block_size)
     mdgm_partial_kernel(std::int64_t n, int k, const T* __restrict__ V, std::int64_t ld,
                         const T* __restrict__ y, T* __restrict__ partial, T* __restrict__ result)
 {
+    const int first = static_cast<int>(blockIdx.y) * K;
+    k = min(K, k - first);
+    V += static_cast<std::int64_t>(first) * ld;
     constexpr int W = width<T, Vectorized>;
     __shared__ T smem[K * block_size / 32];
     T acc[K];
@@ -336,7 +344,7 @@ __global__ void __launch_bounds__(block_size)
     }
 
     reduce::block_sum<T, K, block_size>(acc, smem);
-    write_block_sums(acc, 0, k, partial, result);
+    write_block_sums(acc, first, k, partial, result);
 }
 
 // ---- Stage 2 --------------------------------------------------------------------------------
@@ -395,10 +403,26 @@ void launch_mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y,
 {
     const bool vectorized =
         aligned16(V) && aligned16(y) && (static_cast<std::uint64_t>(ld) * sizeof(T)) % 16 == 0;
+    T* partial = static_cast<T*>(workspace);
+    if constexpr (K > mdgm_group) {
+        // Small n: rows alone leave SMs idle. When one wave holds them all, blocks (b, g) take
+        // column groups of mdgm_group, so k / mdgm_group times more blocks share the rows (y is
+        // then read once per group, from L2 at these sizes).
+        const auto grouped = vectorized ? mdgm_partial_kernel<T, mdgm_group, true>
+                                        : mdgm_partial_kernel<T, mdgm_group, false>;
+        const unsigned rows = stage1_blocks(reinterpret_cast<const void*>(grouped), n, 1);
+        const unsigned groups = static_cast<unsigned>((k + mdgm_group - 1) / mdgm_group);
+        if (groups > 1 && std::int64_t{rows} * groups <=
+                              resident_blocks(reinterpret_cast<const void*>(grouped), block_size)) {
+            grouped<<<dim3(rows, groups), block_size, 0, stream>>>(n, k, V, ld, y, partial, result);
+            KBENCH_CUDA_CHECK_LAUNCH();
+            finish(partial, rows, k, result, stream);
+            return;
+        }
+    }
     const auto kernel = vectorized ? mdgm_partial_kernel<T, K, true>
                                    : mdgm_partial_kernel<T, K, false>;
     const unsigned blocks = stage1_blocks(reinterpret_cast<const void*>(kernel), n, 1);
-    T* partial = static_cast<T*>(workspace);
     kernel<<<blocks, block_size, 0, stream>>>(n, k, V, ld, y, partial, result);
     KBENCH_CUDA_CHECK_LAUNCH();
     finish(partial, blocks, k, result, stream);
