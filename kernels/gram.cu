@@ -352,40 +352,65 @@ __global__ void __launch_bounds__(finish_threads)
 // its B fragment (V, 4 x 8, column-major) hold the same values in the same lanes: lane l holds
 // V(r0 + l % 4, 8 t + l / 4) in both (the .f64 fragment layouts of the PTX ISA). So each warp
 // loads one value per lane per tile column and step of 4 rows straight from global memory
-// and multiplies every pair of tile columns t <= u in registers: TI loads feed TI (TI + 1) / 2 mmas, with no shared-memory
-// staging and no block synchronization until the end. TI = ceil(k / 8) (1..8): padding
+// and multiplies every pair of tile columns t <= v in registers, with no shared-memory staging
+// and no block synchronization until the end. On sm_90 one m16n8k8 mma takes two tile rows
+// (t, t + 1) against tile column v over two steps (its A fragment is the pair's values, its B
+// fragment column v's), so TI loads per step feed about TI^2 / 4 mmas. TI = ceil(k / 8) (1..8): padding
 // columns are never read. Any 4 rows can form a step, as long as A and B take the same ones:
 // with V 16-byte aligned and ld even, steps u and u + 1 take rows 4 u + 2 (l % 4) and the row
 // after it from one 16-byte load (one load = 64 contiguous bytes of each of 8 columns); else
 // step u takes rows 4 u + l % 4 (32 bytes of each of 8 columns). A warp walks strips of 4 U
 // rows (U steps, ~16 loads per lane), strip s, s + warps in the grid, ...; the next strip's
-// loads are issued before the current strip's mmas. At the end the block's 8 warps add their tiles in warp order in
-// shared memory, and the block writes its upper-triangle partial (or B) as stage 1 does above.
+// loads are issued before the current strip's mmas. At the end the block's 8 warps add their
+// tiles in warp order in shared memory, and the block writes its upper-triangle partial (or B)
+// as stage 1 does above.
 // Grid: min(stage1_blocks(n), the blocks resident on the device); stage 2 is shared.
 
 template <int TI>
 struct DirectPlan {
-    static constexpr int tiles = TI * (TI + 1) / 2;
+    /// Tile rows are taken in pairs (t, t + 1), t even (the last one alone when TI is odd); pair
+    /// p holds the tiles (t, v) and (t + 1, v) for v = t .. TI - 1 in one accumulator of 4.
+    static constexpr int pairs = (TI + 1) / 2;
+    static constexpr int accumulators = pairs * TI - pairs * (pairs - 1);
     /// Steps of 4 rows per strip (U): a power of two (strips of whole 32-byte sectors), even
-    /// (pairs of steps per 16-byte load), with U TI ~ 16 loads per lane in flight as far as the
-    /// registers allow: acc 2 TI (TI + 1) + x and next 4 U TI registers.
+    /// (pairs of steps per 16-byte load and per mma), with U TI ~ 16 loads per lane in flight as
+    /// far as the registers allow: 8 accumulators + x and next 4 U TI registers.
     static constexpr int steps = TI >= 7 ? 2 : TI >= 4 ? 4 : TI >= 2 ? 8 : 16;
     static constexpr int strip_rows = 4 * steps;
     /// Two blocks per SM when the estimated registers fit in 128 per thread.
-    static constexpr int min_blocks = 2 * TI * (TI + 1) + 4 * steps * TI + 24 <= 128 ? 2 : 1;
-    /// Accumulator of tile (t, v), t <= v: the upper tiles numbered row by row.
-    __host__ __device__ static constexpr int tile(int t, int v)
+    static constexpr int min_blocks = 8 * accumulators + 4 * steps * TI + 24 <= 128 ? 2 : 1;
+    /// Accumulator of tile pair p (rows 2p, 2p + 1) and tile column v >= 2p.
+    __host__ __device__ static constexpr int index(int p, int v)
     {
-        return t * TI - t * (t - 1) / 2 + v - t;
+        return p * TI - p * (p - 1) + v - 2 * p;
     }
 };
 
-__device__ __forceinline__ void dmma_m8n8k4(double (&c)[2], double a, double b)
+/// c += A B for two steps of 4 rows: the m16n8k8 FP64 mma (sm_90) with A = the V^T fragments
+/// of tile rows t, t + 1 (a = {row t step u, row t + 1 step u, row t step u + 1, row t + 1
+/// step u + 1}) and B = those of tile column v (b = {step u, step u + 1}); c = {tile (t, v),
+/// tile (t + 1, v)} in the m8n8 accumulator layout. On sm_80, four m8n8k4 mmas.
+__device__ __forceinline__ void dmma_pair(double (&c)[4], const double (&a)[4],
+                                          const double (&b)[2])
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
         : "+d"(c[0]), "+d"(c[1])
-        : "d"(a), "d"(b));
+        : "d"(a[0]), "d"(b[0]));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c[0]), "+d"(c[1])
+        : "d"(a[2]), "d"(b[1]));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c[2]), "+d"(c[3])
+        : "d"(a[1]), "d"(b[0]));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c[2]), "+d"(c[3])
+        : "d"(a[3]), "d"(b[1]));
 #else
     (void)c, (void)a, (void)b;
     __trap();  // never launched: the host dispatches here only on sm_80 and newer
@@ -467,9 +492,9 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
     const std::int64_t strips = (n + P::strip_rows - 1) / P::strip_rows;
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
 
-    double acc[P::tiles][2];
+    double acc[P::accumulators][4];
 #pragma unroll
-    for (int it = 0; it < P::tiles; ++it) acc[it][0] = acc[it][1] = 0.0;
+    for (int it = 0; it < P::accumulators; ++it) acc[it][0] = acc[it][1] = acc[it][2] = acc[it][3] = 0.0;
 
     double x[P::steps][TI];
     double next[P::steps][TI];
@@ -478,12 +503,19 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
     for (; s < strips; s += stride) {
         if (s + stride < strips) load_any_strip<TI, Vec>(next, V, ld, k, (s + stride) * P::strip_rows, n);
 #pragma unroll
-        for (int u = 0; u < P::steps; ++u) {
+        for (int u = 0; u < P::steps; u += 2) {
 #pragma unroll
-            for (int t = 0; t < TI; ++t) {
+            for (int p = 0; p < P::pairs; ++p) {
+                const int t = 2 * p;
+                const bool second = t + 1 < TI;  // else rows t + 1 are zero
+                const double a[4] = {x[u][t], second ? x[u][t + 1] : 0.0, x[u + 1][t],
+                                     second ? x[u + 1][t + 1] : 0.0};
 #pragma unroll
-                for (int v = 0; v < TI; ++v)
-                    if (v >= t) dmma_m8n8k4(acc[P::tile(t, v)], x[u][t], x[u][v]);
+                for (int v = 0; v < TI; ++v) {
+                    if (v < t) continue;
+                    const double b[2] = {x[u][v], x[u + 1][v]};
+                    dmma_pair(acc[P::index(p, v)], a, b);
+                }
             }
         }
 #pragma unroll
@@ -493,22 +525,27 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
         }
     }
 
-    // Accumulator (i, j) of tile (t, v): i = 8 t + l / 4, j = 8 v + 2 (l % 4) + e.
+    // acc[index(p, v)][2 h + e] is entry (i, j) of tile (2p + h, v): i = 8 (2p + h) + l / 4,
+    // j = 8 v + 2 (l % 4) + e. Tile (2p + 1, 2p) is below the diagonal: written, never read.
     for (int w = 0; w < warps; ++w) {
         __syncthreads();
         if (warp == w) {
 #pragma unroll
-            for (int t = 0; t < TI; ++t) {
+            for (int p = 0; p < P::pairs; ++p) {
 #pragma unroll
                 for (int v = 0; v < TI; ++v) {
-                    if (v < t) continue;
-                    const int it = P::tile(t, v);
-                    const int i = 8 * t + lane / 4;
-                    const int j = 8 * v + 2 * (lane % 4);
+                    if (v < 2 * p) continue;
+                    const int it = P::index(p, v);
 #pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        double& r = red[(j + e) * KP + i];
-                        r = w == 0 ? acc[it][e] : r + acc[it][e];
+                    for (int h = 0; h < 2; ++h) {
+                        if (2 * p + h >= TI) continue;
+                        const int i = 8 * (2 * p + h) + lane / 4;
+                        const int j = 8 * v + 2 * (lane % 4);
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            double& r = red[(j + e) * KP + i];
+                            r = w == 0 ? acc[it][2 * h + e] : r + acc[it][2 * h + e];
+                        }
                     }
                 }
             }
