@@ -1,0 +1,121 @@
+// The GMRES(m) iteration shared by the GPU and the CPU solvers (solvers/gmres.hpp): restart
+// cycles, Givens least squares, statuses and history. A Backend owns the vectors and does the
+// linear algebra:
+//   double norm_b();                       ||b||
+//   double residual();                     v_0 := b - A x, returns ||v_0||
+//   void scale_first(double inv);          v_0 *= inv
+//   void arnoldi(int j, std::vector<T>& h) v_{j+1} := A v_j orthogonalized against v_0..v_j;
+//                                          h[0..j] its coefficients, h[j+1] = ||v_{j+1}||;
+//                                          v_{j+1} /= h[j+1] when h[j+1] > 0
+//   void update(const std::vector<T>& y)   x += [v_0 .. v_{y.size()-1}] y
+// Internal header: include only from the solver sources.
+#pragma once
+
+#include "solvers/gmres.hpp"
+#include "solvers/hessenberg.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace kbench::solvers::detail {
+
+/// The basis holds restart_length(o) + 1 vectors: m, but no more than the iterations allow.
+inline int restart_length(const GmresOptions& o)
+{
+    return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
+}
+
+template <typename T, typename Backend>
+SolveResult run_gmres(Backend& be, const GmresOptions& o)
+{
+    SolveResult result;
+    result.timing_mode = o.timing_mode;
+    const double bnorm = be.norm_b();
+    const double scale = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
+    const double tol = o.timing_mode ? -1.0 : o.tolerance;
+    const int m = restart_length(o);
+    HessenbergLsq<T> lsq(m);
+    std::vector<T> h(static_cast<std::size_t>(m) + 1);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    double beta = be.residual();
+    result.residual_history.push_back(beta * scale);
+    int unchanged = 0;
+    auto stop = [&](SolveStatus s, std::string detail) {
+        result.status = s;
+        result.detail = std::move(detail);
+    };
+    result.status = SolveStatus::max_iterations;
+    while (true) {
+        if (!std::isfinite(beta)) {
+            stop(SolveStatus::non_finite, "||b - A x|| is not finite after iteration " +
+                                              std::to_string(result.iterations));
+            break;
+        }
+        if (beta * scale <= tol) {
+            stop(SolveStatus::converged, "");
+            break;
+        }
+        if (result.iterations >= o.max_iterations) break;
+        if (beta == 0.0) {  // timing mode with an exact solution: nothing left to do
+            stop(SolveStatus::converged, "");
+            break;
+        }
+        be.scale_first(1.0 / beta);
+        lsq.reset(static_cast<T>(beta));
+        bool happy = false, failed = false;
+        for (int j = 0; j < m && result.iterations < o.max_iterations; ++j) {
+            be.arnoldi(j, h);
+            const HessenbergStatus hs = lsq.add_column(h.data());
+            if (hs != HessenbergStatus::ok) {
+                ++result.iterations;
+                result.residual_history.push_back(result.residual_history.back());
+                if (hs == HessenbergStatus::non_finite)
+                    stop(SolveStatus::non_finite, "Hessenberg column " + std::to_string(j) +
+                                                      " is not finite in iteration " +
+                                                      std::to_string(result.iterations));
+                else
+                    stop(SolveStatus::breakdown, "the rotated Hessenberg diagonal entry " +
+                                                     std::to_string(j) + " is 0 in iteration " +
+                                                     std::to_string(result.iterations));
+                failed = true;
+                break;
+            }
+            ++result.iterations;
+            const double estimate = static_cast<double>(lsq.residual()) * scale;
+            result.residual_history.push_back(estimate);
+            happy = !(h[j + 1] > 0);
+            if (happy || estimate <= tol) break;
+        }
+        if (lsq.columns() > 0) be.update(lsq.solve());
+        const double previous = beta;
+        beta = be.residual();
+        if (failed) break;
+        if (happy && !(beta * scale <= tol)) {
+            stop(SolveStatus::breakdown,
+                 "happy breakdown (h_{j+1,j} = 0) in iteration " +
+                     std::to_string(result.iterations) + " left ||b - A x|| / ||b|| = " +
+                     std::to_string(beta * scale) + " above the tolerance");
+            break;
+        }
+        if (!o.timing_mode && o.stagnation_cycles > 0 && std::isfinite(beta)) {
+            unchanged = beta >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
+            if (unchanged >= o.stagnation_cycles) {
+                stop(SolveStatus::stagnation,
+                     std::to_string(unchanged) + " restart cycles without reducing ||b - A x|| "
+                     "(last cycle ended at iteration " + std::to_string(result.iterations) + ")");
+                break;
+            }
+        }
+    }
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.true_residual = be.residual() * scale;
+    return result;
+}
+
+}  // namespace kbench::solvers::detail

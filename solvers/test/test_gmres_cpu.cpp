@@ -1,0 +1,224 @@
+// GMRES(m) on the CPU (solvers/gmres.hpp) and its Givens least squares (solvers/hessenberg.hpp).
+#include "matrices/generators.hpp"
+#include "solvers/gmres.hpp"
+#include "solvers/hessenberg.hpp"
+#include "solvers/test/gmres_test_matrices.hpp"
+
+#include <Eigen/Dense>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace kbench::solvers {
+namespace {
+
+using test::smooth_rhs;
+using test::unit_rhs;
+
+TEST(HessenbergLsq, MatchesADenseLeastSquaresSolveColumnByColumn)
+{
+    const int m = 12;
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(m + 1, m);
+    for (int j = 0; j < m; ++j)
+        for (int i = 0; i <= j + 1; ++i) h(i, j) = u(gen);
+    const double beta = 2.5;
+    HessenbergLsq<double> lsq(m);
+    lsq.reset(beta);
+    for (int j = 0; j < m; ++j) {
+        std::vector<double> col(j + 2);
+        for (int i = 0; i <= j + 1; ++i) col[i] = h(i, j);
+        ASSERT_EQ(lsq.add_column(col.data()), HessenbergStatus::ok);
+        // Dense reference: min || beta e1 - H(0:j+2, 0:j+1) y ||.
+        const Eigen::MatrixXd hj = h.topLeftCorner(j + 2, j + 1);
+        Eigen::VectorXd rhs = Eigen::VectorXd::Zero(j + 2);
+        rhs(0) = beta;
+        const Eigen::VectorXd y = hj.colPivHouseholderQr().solve(rhs);
+        const std::vector<double> got = lsq.solve();
+        ASSERT_EQ(static_cast<int>(got.size()), j + 1);
+        for (int i = 0; i <= j; ++i) EXPECT_NEAR(got[i], y(i), 1e-10 * (1 + std::abs(y(i))));
+        EXPECT_NEAR(lsq.residual(), (rhs - hj * y).norm(), 1e-12);
+    }
+    std::vector<double> extra(m + 2, 1.0);
+    EXPECT_THROW(lsq.add_column(extra.data()), std::logic_error);
+    EXPECT_THROW(HessenbergLsq<double>(0), std::invalid_argument);
+}
+
+TEST(HessenbergLsq, ReportsNonFiniteAndSingularColumns)
+{
+    HessenbergLsq<double> lsq(3);
+    lsq.reset(1.0);
+    const double nan[2] = {std::numeric_limits<double>::quiet_NaN(), 1.0};
+    EXPECT_EQ(lsq.add_column(nan), HessenbergStatus::non_finite);
+    const double zero[2] = {0.0, 0.0};
+    EXPECT_EQ(lsq.add_column(zero), HessenbergStatus::singular);
+    EXPECT_EQ(lsq.columns(), 0);
+}
+
+Csr<double> convection(index_type nx) { return convection_diffusion(nx, nx, 1, 20.0, -10.0, 0.0); }
+
+/// Solves with gmres_cpu from x0 = 0.
+template <typename T>
+SolveResult solve(const Csr<T>& a, const std::vector<T>& b, const GmresOptions& o,
+                  std::vector<T>* x_out = nullptr)
+{
+    std::vector<T> x(b.size(), T(0));
+    const SolveResult r = gmres_cpu(a, b, x, o);
+    if (x_out) *x_out = x;
+    return r;
+}
+
+TEST(GmresCpu, RestartedAndFullGmresConvergeWithAMonotoneResidual)
+{
+    const Csr<double> a = convection(30);  // 900 rows, nonsymmetric
+    const auto b = smooth_rhs<double>(a.num_rows);
+    for (const ArnoldiOrth orth : {ArnoldiOrth::cgs2, ArnoldiOrth::mgs}) {
+        for (const int m : {20, 1000}) {
+            SCOPED_TRACE(std::string{to_string(orth)} + ", m = " + std::to_string(m));
+            GmresOptions o;
+            o.restart = m;
+            o.orth = orth;
+            o.tolerance = 1e-10;
+            const SolveResult r = solve(a, b, o);
+            ASSERT_EQ(r.status, SolveStatus::converged) << r.detail;
+            EXPECT_LE(r.true_residual, 1e-9);
+            ASSERT_EQ(r.residual_history.size(), static_cast<std::size_t>(r.iterations) + 1);
+            EXPECT_DOUBLE_EQ(r.residual_history.front(), 1.0);  // x0 = 0
+            for (std::size_t i = 1; i < r.residual_history.size(); ++i)
+                EXPECT_LE(r.residual_history[i], r.residual_history[i - 1] * (1 + 1e-8)) << i;
+        }
+    }
+    GmresOptions full, restarted;
+    full.restart = 1000;
+    restarted.restart = 10;
+    full.tolerance = restarted.tolerance = 1e-10;
+    EXPECT_LE(solve(a, b, full).iterations, solve(a, b, restarted).iterations);
+}
+
+TEST(GmresCpu, CgsTwiceAndMgsTakeTheSameSteps)
+{
+    const Csr<double> a = convection(24);
+    const auto b = smooth_rhs<double>(a.num_rows);
+    GmresOptions o;
+    o.tolerance = 1e-10;
+    o.orth = ArnoldiOrth::cgs2;
+    const SolveResult c = solve(a, b, o);
+    o.orth = ArnoldiOrth::mgs;
+    const SolveResult m = solve(a, b, o);
+    EXPECT_NEAR(c.iterations, m.iterations, 1);
+}
+
+TEST(GmresCpu, HappyBreakdownAfterAsManyStepsAsDistinctEigenvalues)
+{
+    const auto a = test::diagonal_with_distinct_values<double>(200, 4);
+    const auto b = smooth_rhs<double>(200);
+    GmresOptions o;
+    o.tolerance = 1e-14;
+    const SolveResult r = solve(a, b, o);
+    EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
+    EXPECT_EQ(r.iterations, 4);
+    EXPECT_LE(r.true_residual, 1e-13);
+}
+
+TEST(GmresCpu, StagnationOfAShortRestartIsAStatus)
+{
+    const auto a = test::cyclic_shift<double>(64);
+    GmresOptions o;
+    o.restart = 8;
+    o.max_iterations = 1000;
+    const SolveResult r = solve(a, unit_rhs<double>(64), o);
+    EXPECT_EQ(r.status, SolveStatus::stagnation) << r.detail;
+    EXPECT_EQ(r.iterations, 8 * o.stagnation_cycles);
+    EXPECT_NEAR(r.true_residual, 1.0, 1e-12);  // no progress at all
+}
+
+TEST(GmresCpu, ASingularLeastSquaresProblemIsABreakdown)
+{
+    const auto a = test::nilpotent_shift<double>(5);
+    GmresOptions o;
+    o.restart = 10;
+    const SolveResult r = solve(a, unit_rhs<double>(5), o);
+    EXPECT_EQ(r.status, SolveStatus::breakdown) << r.detail;
+    EXPECT_TRUE(std::isfinite(r.true_residual));
+}
+
+TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
+{
+    const Csr<double> a = convection(20);
+    const auto b = smooth_rhs<double>(a.num_rows);
+    GmresOptions o;
+    o.max_iterations = 5;
+    SolveResult r = solve(a, b, o);
+    EXPECT_EQ(r.status, SolveStatus::max_iterations);
+    EXPECT_EQ(r.iterations, 5);
+    EXPECT_EQ(r.residual_history.size(), 6u);
+
+    o.max_iterations = 40;
+    o.restart = 15;
+    o.timing_mode = true;
+    r = solve(a, b, o);
+    EXPECT_EQ(r.iterations, 40);
+    EXPECT_TRUE(r.timing_mode);
+
+    GmresOptions plain;
+    std::vector<double> x;
+    r = solve(a, std::vector<double>(b.size(), 0.0), plain, &x);
+    EXPECT_EQ(r.status, SolveStatus::converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(r.true_residual, 0.0);
+}
+
+TEST(GmresCpu, SinglePrecisionConverges)
+{
+    const Csr<double> ad = convection(20);
+    Csr<float> a;
+    a.num_rows = ad.num_rows;
+    a.num_cols = ad.num_cols;
+    a.row_ptr = ad.row_ptr;
+    a.col_idx = ad.col_idx;
+    a.values.assign(ad.values.begin(), ad.values.end());
+    GmresOptions o;
+    o.tolerance = 1e-5;
+    const SolveResult r = solve(a, smooth_rhs<float>(a.num_rows), o);
+    EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
+    EXPECT_LE(r.true_residual, 1e-4);
+}
+
+TEST(GmresCpu, BadArgumentsThrowNamingTheParameter)
+{
+    const Csr<double> a = convection(5);
+    const auto b = smooth_rhs<double>(a.num_rows);
+    std::vector<double> x(b.size());
+    auto expect_throw = [&](GmresOptions o, const std::string& what) {
+        try {
+            gmres_cpu(a, b, x, o);
+            ADD_FAILURE() << "no exception for " << what;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    GmresOptions o;
+    o.restart = 0;
+    expect_throw(o, "restart");
+    o = {};
+    o.max_iterations = -1;
+    expect_throw(o, "max_iterations");
+    o = {};
+    o.tolerance = std::nan("");
+    expect_throw(o, "tolerance");
+    o = {};
+    o.stagnation_cycles = -2;
+    expect_throw(o, "stagnation_cycles");
+    std::vector<double> short_x(3);
+    EXPECT_THROW(gmres_cpu(a, b, short_x, GmresOptions{}), std::invalid_argument);
+    EXPECT_THROW(parse_arnoldi_orth("householder"), std::invalid_argument);
+    EXPECT_EQ(parse_arnoldi_orth("mgs"), ArnoldiOrth::mgs);
+}
+
+}  // namespace
+}  // namespace kbench::solvers
