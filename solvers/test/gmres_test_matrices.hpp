@@ -2,8 +2,8 @@
 #pragma once
 
 #include "matrices/csr.hpp"
+#include "solvers/test/solver_test_util.hpp"
 
-#include <cmath>
 #include <vector>
 
 namespace kbench::solvers::test {
@@ -55,15 +55,6 @@ Csr<T> diagonal_with_distinct_values(index_type n, int distinct)
 {
     return one_per_row<T>(n, [](index_type i) { return i; },
                           [distinct](index_type i) { return 1.0 + (i % distinct); });
-}
-
-/// b_i = 1 + sin(i) / 2.
-template <typename T>
-std::vector<T> smooth_rhs(index_type n)
-{
-    std::vector<T> b(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<T>(1.0 + 0.5 * std::sin(double(i)));
-    return b;
 }
 
 /// e_0.

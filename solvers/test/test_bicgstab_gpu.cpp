@@ -7,6 +7,7 @@
 #include "matrices/generators.hpp"
 #include "models/bicgstab_model.hpp"
 #include "solvers/bicgstab.hpp"
+#include "solvers/test/solver_test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,24 +42,11 @@ Solve<T> solve_gpu(const Csr<T>& a, const std::vector<T>& b, const std::string& 
     return s;
 }
 
-/// ||x - y|| / ||y||.
-template <typename T>
-double relative_difference(const std::vector<T>& x, const std::vector<T>& y)
-{
-    double num = 0.0, den = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        num += std::pow(double(x[i]) - double(y[i]), 2);
-        den += std::pow(double(y[i]), 2);
-    }
-    return std::sqrt(num / den);
-}
-
 TEST(BicgstabGpu, EveryFormMatchesTheCpuSolverInDouble)
 {
     KBENCH_REQUIRE_GPU();
     const Csr<double> a = convection_diffusion(60, 60, 1, 30.0, -20.0, 0.0);  // 3600 rows
-    std::vector<double> b(static_cast<std::size_t>(a.num_rows));
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0 + 0.5 * std::sin(double(i));
+    const std::vector<double> b = test::smooth_rhs<double>(a.num_rows);
     BicgstabOptions opts;
     opts.tolerance = 1e-10;
     opts.max_iterations = 2000;
@@ -74,7 +62,7 @@ TEST(BicgstabGpu, EveryFormMatchesTheCpuSolverInDouble)
             // Both solutions have a relative residual <= ~1e-10; the condition number of this
             // M-matrix is ~1e3, so they agree to ~1e-7 (a loose 1e-6 leaves room for rounding).
             EXPECT_LT(gpu.result.true_residual, 1e-9);
-            EXPECT_LT(relative_difference(gpu.x, x_cpu), 1e-6);
+            EXPECT_LT(test::relative_difference(gpu.x, x_cpu), 1e-6);
             // Same algorithm as Eigen's (without its restarts): iteration counts close.
             EXPECT_NEAR(gpu.result.iterations, cpu.iterations, 0.25 * cpu.iterations + 3);
             ASSERT_EQ(gpu.result.residual_history.size(),

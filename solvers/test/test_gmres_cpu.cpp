@@ -175,13 +175,7 @@ TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
 
 TEST(GmresCpu, SinglePrecisionConverges)
 {
-    const Csr<double> ad = convection(20);
-    Csr<float> a;
-    a.num_rows = ad.num_rows;
-    a.num_cols = ad.num_cols;
-    a.row_ptr = ad.row_ptr;
-    a.col_idx = ad.col_idx;
-    a.values.assign(ad.values.begin(), ad.values.end());
+    const Csr<float> a = convection(20).cast<float>();
     GmresOptions o;
     o.tolerance = 1e-5;
     const SolveResult r = solve(a, smooth_rhs<float>(a.num_rows), o);
