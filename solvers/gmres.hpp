@@ -49,10 +49,10 @@ struct GmresOptions {
 /// one copy of the Hessenberg column to the host for the Givens rotations (hessenberg.hpp).
 /// The basis takes n (m + 1) device values.
 /// Status: converged when the residual of a cycle's end (recomputed as b - A x) or the
-/// Givens estimate within a cycle reaches the tolerance (a happy breakdown, h_{j+1,j} = 0,
-/// ends the cycle); breakdown when the least-squares problem is singular or a happy breakdown
-/// leaves the residual above the tolerance; non_finite for Inf/NaN; stagnation as
-/// GmresOptions says. residual_history[i]: the Givens estimate after step i (entry 0: the
+/// Givens estimate within a cycle reaches the tolerance; a happy breakdown (h_{j+1,j} <= 10
+/// eps times the norm of its Hessenberg column) ends the cycle (and a timing run, as
+/// converged); breakdown when the least-squares problem is singular; non_finite for Inf/NaN;
+/// stagnation as GmresOptions says. residual_history[i]: the Givens estimate after step i (entry 0: the
 /// initial residual), relative to ||b|| (absolute when b = 0).
 /// Throws std::invalid_argument for a non-square operator, restart < 1, max_iterations < 0,
 /// a negative or non-finite tolerance or stagnation_cycles < 0; kbench::cuda_error on CUDA
