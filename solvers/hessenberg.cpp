@@ -1,4 +1,4 @@
-// Givens least squares of GMRES (declarations in solvers/hessenberg.hpp).
+// Givens least squares of GMRES and block GMRES (declarations in solvers/hessenberg.hpp).
 #include "solvers/hessenberg.hpp"
 
 #include <cmath>
@@ -8,68 +8,108 @@
 namespace kbench::solvers {
 
 template <typename T>
-HessenbergLsq<T>::HessenbergLsq(int m) : m_(m)
+HessenbergLsq<T>::HessenbergLsq(int m, int s) : m_(m), s_(s)
 {
-    if (m < 1)
+    if (m < 1 || s < 1)
         throw std::invalid_argument("HessenbergLsq: restart length m = " + std::to_string(m) +
-                                    ", expected >= 1");
-    const auto size = static_cast<std::size_t>(m);
-    r_.assign((size + 1) * size, T(0));
-    c_.assign(size, T(1));
-    s_.assign(size, T(0));
-    g_.assign(size + 1, T(0));
+                                    ", block size s = " + std::to_string(s) +
+                                    ", expected both >= 1");
+    const auto rows = static_cast<std::size_t>(m + 1) * s;
+    const auto cols = static_cast<std::size_t>(m) * s;
+    r_.assign(rows * cols, T(0));
+    cos_.assign(cols * s, T(1));
+    sin_.assign(cols * s, T(0));
+    g_.assign(rows * s, T(0));
+}
+
+template <typename T>
+void HessenbergLsq<T>::reset(const T* S, int lds)
+{
+    cols_ = 0;
+    g_.assign(g_.size(), T(0));
+    const std::size_t rows = rows_capacity();
+    for (int k = 0; k < s_; ++k)
+        for (int i = 0; i <= k; ++i) g_[k * rows + i] = S[i + static_cast<std::size_t>(k) * lds];
 }
 
 template <typename T>
 void HessenbergLsq<T>::reset(T beta)
 {
-    j_ = 0;
-    g_.assign(g_.size(), T(0));
-    g_[0] = beta;
+    const T S[1] = {beta};
+    reset(S, 1);
+}
+
+template <typename T>
+void HessenbergLsq<T>::rotate(T* x, std::size_t stride, int count, int top, T c, T s) const
+{
+    for (int k = 0; k < count; ++k) {
+        T& u = x[k * stride + top];
+        T& v = x[k * stride + top + 1];
+        const T a = u, b = v;
+        u = c * a + s * b;
+        v = -s * a + c * b;
+    }
 }
 
 template <typename T>
 HessenbergStatus HessenbergLsq<T>::add_column(const T* h)
 {
-    if (j_ >= m_)
-        throw std::logic_error("HessenbergLsq::add_column: all " + std::to_string(m_) +
+    if (cols_ >= m_ * s_)
+        throw std::logic_error("HessenbergLsq::add_column: all " + std::to_string(m_ * s_) +
                                " columns are in; call reset() first");
-    const int j = j_;
-    for (int i = 0; i <= j + 1; ++i)
+    const int c = cols_;
+    for (int i = 0; i <= c + s_; ++i)
         if (!std::isfinite(static_cast<double>(h[i]))) return HessenbergStatus::non_finite;
-    T* col = r_.data() + static_cast<std::size_t>(j) * (m_ + 1);
-    for (int i = 0; i <= j; ++i) col[i] = h[i];
-    for (int i = 0; i < j; ++i) {  // the previous rotations
-        const T a = col[i], b = col[i + 1];
-        col[i] = c_[i] * a + s_[i] * b;
-        col[i + 1] = -s_[i] * a + c_[i] * b;
+    const std::size_t rows = rows_capacity();
+    T* col = r_.data() + static_cast<std::size_t>(c) * rows;
+    for (int i = 0; i <= c + s_; ++i) col[i] = h[i];
+    // The rotations of the previous columns, in the order they were made.
+    for (int p = 0; p < c; ++p)
+        for (int l = 0; l < s_; ++l) {
+            const std::size_t q = static_cast<std::size_t>(p) * s_ + l;
+            rotate(col, rows, 1, p + s_ - 1 - l, cos_[q], sin_[q]);
+        }
+    // Zero the s entries below the diagonal, bottom up; each rotation acts on g too.
+    for (int l = 0; l < s_; ++l) {
+        const int top = c + s_ - 1 - l;
+        const T a = col[top], b = col[top + 1];
+        const T rho = std::hypot(a, b);
+        const std::size_t q = static_cast<std::size_t>(c) * s_ + l;
+        cos_[q] = rho > T(0) ? a / rho : T(1);
+        sin_[q] = rho > T(0) ? b / rho : T(0);
+        col[top] = rho;
+        col[top + 1] = T(0);
+        rotate(g_.data(), rows, s_, top, cos_[q], sin_[q]);
     }
-    const T a = col[j], b = h[j + 1];
-    const T rho = std::hypot(a, b);
-    if (!(rho > T(0))) return HessenbergStatus::singular;
-    c_[j] = a / rho;
-    s_[j] = b / rho;
-    col[j] = rho;
-    g_[j + 1] = -s_[j] * g_[j];
-    g_[j] = c_[j] * g_[j];
-    j_ = j + 1;
+    if (!(std::abs(col[c]) > T(0))) return HessenbergStatus::singular;
+    cols_ = c + 1;
     return HessenbergStatus::ok;
 }
 
 template <typename T>
-T HessenbergLsq<T>::residual() const
+T HessenbergLsq<T>::residual(int k) const
 {
-    return std::abs(g_[j_]);
+    const std::size_t rows = rows_capacity();
+    double sum = 0.0;
+    for (int i = cols_; i < cols_ + s_; ++i) {
+        const double v = g_[static_cast<std::size_t>(k) * rows + i];
+        sum += v * v;
+    }
+    return static_cast<T>(std::sqrt(sum));
 }
 
 template <typename T>
 std::vector<T> HessenbergLsq<T>::solve() const
 {
-    std::vector<T> y(static_cast<std::size_t>(j_));
-    for (int i = j_ - 1; i >= 0; --i) {
-        T s = g_[i];
-        for (int c = i + 1; c < j_; ++c) s -= r_[static_cast<std::size_t>(c) * (m_ + 1) + i] * y[c];
-        y[i] = s / r_[static_cast<std::size_t>(i) * (m_ + 1) + i];
+    const std::size_t rows = rows_capacity();
+    std::vector<T> y(static_cast<std::size_t>(cols_) * s_);
+    for (int k = 0; k < s_; ++k) {
+        T* yk = y.data() + static_cast<std::size_t>(k) * cols_;
+        for (int i = cols_ - 1; i >= 0; --i) {
+            T sum = g_[static_cast<std::size_t>(k) * rows + i];
+            for (int c = i + 1; c < cols_; ++c) sum -= r_[c * rows + i] * yk[c];
+            yk[i] = sum / r_[i * rows + i];
+        }
     }
     return y;
 }

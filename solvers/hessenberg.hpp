@@ -1,9 +1,10 @@
-// The least-squares problem of GMRES: min_y || beta e1 - H y ||_2 for the (j+1) x j upper
-// Hessenberg matrix H of the Arnoldi process, solved incrementally by Givens rotations, one
-// column per Arnoldi step (Saad & Schultz 1986; the single right-hand-side GMRES(m) of
-// boman2022 Sec. 2). Host code, shared by the CPU and the GPU GMRES.
+// The least-squares problem of GMRES, min_y || beta e1 - H y ||_2 for the (j+1) x j upper
+// Hessenberg matrix H of the Arnoldi process, and of block GMRES, min_Y || E1 S - H Y ||_F for
+// its band Hessenberg matrix, solved incrementally by Givens rotations, one column per step
+// (Saad & Schultz 1986; boman2022). Host code, shared by the CPU and the GPU solvers.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace kbench::solvers {
@@ -15,40 +16,55 @@ enum class HessenbergStatus {
     singular,    // the rotated diagonal entry is 0: the least-squares problem has no unique y
 };
 
-/// Incremental QR of an upper Hessenberg matrix by Givens rotations. R is kept column-major
-/// with leading dimension m + 1 (rows 0..j of column j); g = Q^T beta e1 (m + 1 entries).
-/// T = float or double.
+/// Incremental QR, by Givens rotations, of the (m + 1) s x m s band upper Hessenberg matrix of
+/// block GMRES with block size s (s subdiagonals; s = 1: GMRES's Hessenberg matrix), for s
+/// right-hand sides G = [S; 0]. Columns come one at a time; the s entries below the diagonal
+/// of each are zeroed bottom up. R is kept column-major with leading dimension (m + 1) s, and
+/// so is G (s columns). T = float or double. Source: Saad, Iterative Methods for Sparse Linear
+/// Systems, 2nd ed., Sec. 6.5.3 (GMRES) and 6.12 (block GMRES); boman2022 (BGMRES).
 template <typename T>
 class HessenbergLsq {
 public:
-    /// Room for m columns (the restart length, m >= 1). Throws std::invalid_argument otherwise.
-    explicit HessenbergLsq(int m);
+    /// Room for m block steps of s columns (m >= 1, s >= 1). Throws std::invalid_argument
+    /// otherwise.
+    explicit HessenbergLsq(int m, int s = 1);
 
-    /// Starts a new cycle with residual norm beta: no columns, g = beta e1.
+    /// Starts a new cycle: no columns, G = [S; 0] for the s x s upper triangular S (column-
+    /// major, ld lds; the R factor of the initial residual block). The strictly lower part of
+    /// S is not read.
+    void reset(const T* S, int lds);
+    /// s = 1: G = beta e1.
     void reset(T beta);
 
-    /// Adds column j = columns() of H: h[0..j+1], that is h_{0,j} .. h_{j+1,j} (j + 2 entries).
-    /// Applies the j previous rotations, forms rotation j from (r_jj, h_{j+1,j}) so that the
-    /// new subdiagonal entry vanishes, and updates g. Throws std::logic_error when m columns
-    /// are already in. A status other than ok leaves the column out.
+    /// Adds column c = columns() of H: h[0 .. c + s] (c + s + 1 entries; for s = 1,
+    /// h_{0,c} .. h_{c+1,c}). Applies the previous columns' rotations, zeroes the new column's
+    /// s subdiagonal entries with s new rotations and applies them to G. Throws
+    /// std::logic_error when m s columns are already in. A status other than ok leaves the
+    /// column out (singular: the new diagonal entry of R is 0).
     HessenbergStatus add_column(const T* h);
 
-    /// |g_j| after j = columns() columns: the 2-norm of beta e1 - H y for the least-squares y,
-    /// which is the residual norm of the GMRES iterate (in exact arithmetic).
-    T residual() const;
+    /// 2-norm of column k of G - H Y for the least-squares Y after c = columns() columns: the
+    /// entries c .. c + s - 1 of G's column k; for GMRES the residual norm of right-hand side k.
+    T residual(int k = 0) const;
 
     /// Columns added since reset().
-    int columns() const { return j_; }
+    int columns() const { return cols_; }
 
-    /// The least-squares solution y (columns() entries) by back substitution R y = g.
+    /// The least-squares solution Y: columns() x s, column-major, ld columns(), by back
+    /// substitution R Y = G.
     std::vector<T> solve() const;
 
 private:
+    std::size_t rows_capacity() const { return static_cast<std::size_t>(m_ + 1) * s_; }
+    /// Rotation [c s; -s c] on rows top, top + 1 of `count` columns `stride` apart.
+    void rotate(T* x, std::size_t stride, int count, int top, T c, T s) const;
+
     int m_;
-    int j_ = 0;
-    std::vector<T> r_;  // (m + 1) x m, column-major, ld m + 1
-    std::vector<T> c_, s_;  // rotation j: [c s; -s c] acting on rows j, j + 1
-    std::vector<T> g_;  // m + 1
+    int s_;
+    int cols_ = 0;
+    std::vector<T> r_;            // (m + 1) s x m s
+    std::vector<T> cos_, sin_;    // s rotations per column
+    std::vector<T> g_;            // (m + 1) s x s
 };
 
 }  // namespace kbench::solvers

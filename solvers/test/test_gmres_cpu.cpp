@@ -47,6 +47,38 @@ TEST(HessenbergLsq, MatchesADenseLeastSquaresSolveColumnByColumn)
     std::vector<double> extra(m + 2, 1.0);
     EXPECT_THROW(lsq.add_column(extra.data()), std::logic_error);
     EXPECT_THROW(HessenbergLsq<double>(0), std::invalid_argument);
+    EXPECT_THROW(HessenbergLsq<double>(3, 0), std::invalid_argument);
+}
+
+TEST(HessenbergLsq, BlockHessenbergMatchesADenseLeastSquaresSolvePerRightHandSide)
+{
+    // Block size s = 3, m = 5 block steps: a 18 x 15 band Hessenberg matrix (3 subdiagonals).
+    const int m = 5, s = 3, rows = (m + 1) * s, cols = m * s;
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(rows, cols);
+    for (int c = 0; c < cols; ++c)
+        for (int i = 0; i <= c + s; ++i) h(i, c) = u(gen);
+    Eigen::MatrixXd S = Eigen::MatrixXd::Zero(s, s);
+    for (int k = 0; k < s; ++k)
+        for (int i = 0; i <= k; ++i) S(i, k) = u(gen) + (i == k ? 2.0 : 0.0);
+    HessenbergLsq<double> lsq(m, s);
+    lsq.reset(S.data(), s);
+    for (int c = 0; c < cols; ++c) {
+        std::vector<double> col(c + s + 1);
+        for (int i = 0; i <= c + s; ++i) col[i] = h(i, c);
+        ASSERT_EQ(lsq.add_column(col.data()), HessenbergStatus::ok);
+        const Eigen::MatrixXd hc = h.topLeftCorner(c + 1 + s, c + 1);
+        Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(c + 1 + s, s);
+        rhs.topRows(s) = S;
+        const Eigen::MatrixXd y = hc.colPivHouseholderQr().solve(rhs);
+        const std::vector<double> got = lsq.solve();
+        for (int k = 0; k < s; ++k) {
+            for (int i = 0; i <= c; ++i)
+                EXPECT_NEAR(got[k * (c + 1) + i], y(i, k), 1e-9 * (1 + std::abs(y(i, k))));
+            EXPECT_NEAR(lsq.residual(k), (rhs.col(k) - hc * y.col(k)).norm(), 1e-11);
+        }
+    }
 }
 
 TEST(HessenbergLsq, ReportsNonFiniteAndSingularColumns)
