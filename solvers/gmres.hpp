@@ -70,9 +70,16 @@ SolveResult gmres_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& 
                       const GmresOptions& options);
 
 namespace detail {
-/// Throws std::invalid_argument (prefixed with `who`) for the cases gmres lists.
-void check_gmres_options(const char* who, long long rows, long long cols,
-                         const GmresOptions& options);
+/// Throws std::invalid_argument (prefixed with `who`) for the cases gmres lists; shared by the
+/// GMRES variants (block GMRES passes its own restart, tolerance, limits).
+void check_krylov_options(const char* who, long long rows, long long cols, int restart,
+                          double tolerance, int max_iterations, int stagnation_cycles);
+inline void check_gmres_options(const char* who, long long rows, long long cols,
+                                const GmresOptions& o)
+{
+    check_krylov_options(who, rows, cols, o.restart, o.tolerance, o.max_iterations,
+                         o.stagnation_cycles);
+}
 }  // namespace detail
 
 }  // namespace kbench::solvers

@@ -27,25 +27,25 @@ ArnoldiOrth parse_arnoldi_orth(const std::string& name)
 
 namespace detail {
 
-void check_gmres_options(const char* who, long long rows, long long cols,
-                         const GmresOptions& o)
+void check_krylov_options(const char* who, long long rows, long long cols, int restart,
+                          double tolerance, int max_iterations, int stagnation_cycles)
 {
     const std::string w{who};
     if (rows != cols)
         throw std::invalid_argument(w + ": the matrix is " + std::to_string(rows) + " x " +
                                     std::to_string(cols) + ", expected square");
-    if (o.restart < 1)
-        throw std::invalid_argument(w + ": restart = " + std::to_string(o.restart) +
+    if (restart < 1)
+        throw std::invalid_argument(w + ": restart = " + std::to_string(restart) +
                                     ", expected a restart length >= 1");
-    if (o.max_iterations < 0)
-        throw std::invalid_argument(w + ": max_iterations = " +
-                                    std::to_string(o.max_iterations) + ", expected >= 0");
-    if (!(o.tolerance >= 0.0) || !std::isfinite(o.tolerance))
-        throw std::invalid_argument(w + ": tolerance = " + std::to_string(o.tolerance) +
+    if (max_iterations < 0)
+        throw std::invalid_argument(w + ": max_iterations = " + std::to_string(max_iterations) +
+                                    ", expected >= 0");
+    if (!(tolerance >= 0.0) || !std::isfinite(tolerance))
+        throw std::invalid_argument(w + ": tolerance = " + std::to_string(tolerance) +
                                     ", expected finite and >= 0");
-    if (o.stagnation_cycles < 0)
+    if (stagnation_cycles < 0)
         throw std::invalid_argument(w + ": stagnation_cycles = " +
-                                    std::to_string(o.stagnation_cycles) + ", expected >= 0");
+                                    std::to_string(stagnation_cycles) + ", expected >= 0");
 }
 
 }  // namespace detail
