@@ -302,8 +302,8 @@ __global__ void __launch_bounds__(block_size)
 /// Stage 1 of mdgm: block (b, g) sums its share of V(:, j) . y for the columns j of group g,
 /// K g <= j < min(K (g + 1), k) (one group, all k <= K columns, when gridDim.y == 1); each
 /// thread loads y once per pack and keeps K accumulators (columns past the group's last are
-/// neither read nor written). Each product's sum runs in the same order whatever K and the
-/// grouping: the results do not depend on them.
+/// neither read nor written). For a given row-block count, each product's sum runs in the same
+/// order whatever K and the grouping.
 template <typename T, int K, bool Vectorized>
 __global__ void __launch_bounds__(block_size)
     mdgm_partial_kernel(std::int64_t n, int k, const T* __restrict__ V, std::int64_t ld,

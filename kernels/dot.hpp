@@ -80,9 +80,9 @@ void mdot(std::int64_t n, int k, const T* const* x, const T* const* y, T* result
 /// are never read), y a device vector of n elements and result a device array of k elements.
 /// One pass: each thread reads y[i] once and keeps k accumulators, so y is read once for all k
 /// <= max_dot_vectors columns; at small n, where the rows alone leave SMs idle, columns are
-/// taken in groups of 8 by separate blocks and y is read once per group (the results do not
-/// change: each sum runs in the same order). Workspace and errors: see the file comment (also ld < n). Source:
-/// anzt2015 Sec. 3.2 (A^T x for tall and skinny A, all multiprocessors on every column), Fig. 7.
+/// taken in groups of 8 by separate blocks and y is read once per group (deterministic either
+/// way). Workspace and errors: see the file comment (also ld < n). Source: anzt2015 Sec. 3.2
+/// (A^T x for tall and skinny A, all multiprocessors on every column), Fig. 7.
 template <typename T>
 void mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* result,
           void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
