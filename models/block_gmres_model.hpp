@@ -1,25 +1,51 @@
-// The latency-bandwidth runtime model of boman2022 ("Theoretical Runtime Model", after
+// The latency-bandwidth runtime model of boman2022 (slides "Theoretical Runtime Model", after
 // Hoemmen): block GMRES (BGMRES) with s right-hand sides against s x GMRES (s solves one after
 // the other), and kbench's extension to pseudo-block GMRES (s Krylov spaces advanced together,
-// Trilinos Belos' PseudoBlockGmres). A message of w words costs alpha + beta w, f flops cost
-// gamma f. Iteration counts are inputs: boman2022 feeds measured counts m(s) into the model.
+// as Trilinos Belos' PseudoBlockGmres does). A message of w words costs alpha + beta w, f flops
+// cost gamma f. Iteration counts are inputs: boman2022 feeds measured counts m(s) into the model.
+//
+// Where each term comes from (the paper is a slide deck: slide titles, not section numbers):
+//  - the two formulas: slide "Theoretical Runtime Model" (second one),
+//      Time_BGMRES ~ alpha m + beta nz m + gamma (2 nz m s + 2 n m^2 s^2 + 2 n m s^2)
+//      Time_GMRES  ~ alpha m s + beta nz m s + gamma (2 nz m s + 2 n m^2 s + 3 n m s);
+//  - which line of which algorithm each term counts: slide "Comparison of Block vs Non-Blocked
+//    GMRES" (Algorithm BGMRES, Algorithm s x GMRES), its "Key differences" (s-fold reads of A,
+//    s-fold orthogonalization flops) and Observations 1-3.
+// Mapping of the paper's parameters (kept as the paper has them):
+//  - alpha is paid once per Arnoldi step (block step for BGMRES), although a step has several
+//    reductions: alpha is the latency of one whole step (on a GPU: its kernel launches plus its
+//    reductions' round trips), not of one launch.
+//  - beta multiplies nz words per SpMV / SpMM: only A's values are counted (no column indices, no
+//    row pointers, no basis vectors). Calibrated from a streaming bandwidth BW (bytes/s) and a
+//    CSR matrix with 8-byte values and 4-byte indices, beta = 12 / BW per non-zero reproduces the
+//    bytes actually read.
+//  - the orthogonalization term counts one Gram-Schmidt pass (the paper's algorithms: one loop of
+//    W^T V_i and W - V_i H_ij per step); a CGS2 solver does two, which a gamma calibrated on the
+//    solver's own orthogonalization kernels absorbs only for that term.
+//  - restarts are kbench's extension: the paper's formula is for m steps without restart (its
+//    m^2); with restart length r, the basis sum runs over complete cycles (see basis_sum).
 //
 // Units: seconds, words (one value of the solver's precision), flops. n: rows of A, nz: its
-// non-zeros; iterations: Arnoldi steps (block steps for BGMRES, steps per solve for GMRES);
-// restart: the restart length (>= iterations: not restarted, the paper's formula).
-// Bad input throws std::invalid_argument naming the parameter, its value and what was expected.
+// non-zeros; iterations: Arnoldi steps (block steps for BGMRES, steps per solve for GMRES,
+// steps of the slowest system for pseudo-block GMRES); restart: the restart length in (block)
+// steps, not_restarted for none (the paper's formula).
+// Bad input throws std::invalid_argument naming the function, the parameter, its value and what
+// was expected.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace kbench::models {
 
-/// Machine costs of the model (boman2022): alpha seconds per message (on a GPU: a kernel
-/// launch plus a reduction's round trip), beta seconds per word moved, gamma seconds per flop.
+/// Machine costs of the model (boman2022): alpha seconds per message (one per Arnoldi step; on a
+/// GPU a step's kernel launches plus its reductions' round trips), beta seconds per word moved
+/// (one non-zero of A), gamma seconds per flop.
 struct LatencyBandwidthCosts {
     double alpha = 0.0;
     double beta = 0.0;
@@ -32,121 +58,187 @@ struct KrylovProblem {
     double nz = 0.0;
 };
 
+/// Restart length meaning "never restarted" (boman2022's formula).
+inline constexpr double not_restarted = std::numeric_limits<double>::infinity();
+
+/// What the model's alpha, beta and gamma multiply for one solve, term by term.
+struct KrylovCounts {
+    double messages = 0.0;       // alpha: one per (block) Arnoldi step
+    double words = 0.0;          // beta: A's non-zeros, once per SpMV or SpMM
+    double spmv_flops = 0.0;     // gamma: SpMV / SpMM, 2 flops per non-zero and column
+    double orth_flops = 0.0;     // gamma: Gram-Schmidt against the basis (one pass)
+    double qr_flops = 0.0;       // gamma: QR of the new block (BGMRES) / norm and scaling (GMRES)
+    double flops() const { return spmv_flops + orth_flops + qr_flops; }
+};
+
 namespace detail {
-inline void check_model_input(const KrylovProblem& p, double iterations, double restart, int s,
-                              const LatencyBandwidthCosts& c)
+[[noreturn]] inline void block_gmres_fail(const char* function, const std::string& what)
 {
-    auto fail = [](const std::string& what) {
-        throw std::invalid_argument("block GMRES model: " + what);
-    };
-    if (!(p.n > 0.0) || !(p.nz > 0.0) || !std::isfinite(p.n) || !std::isfinite(p.nz))
-        fail("n = " + std::to_string(p.n) + ", nz = " + std::to_string(p.nz) +
-             ", expected finite and > 0");
-    if (!(iterations >= 0.0) || !std::isfinite(iterations))
-        fail("iterations = " + std::to_string(iterations) + ", expected finite and >= 0");
-    if (!(restart >= 1.0))
-        fail("restart = " + std::to_string(restart) + ", expected >= 1");
-    if (s < 1) fail("s = " + std::to_string(s) + ", expected >= 1 right-hand sides");
-    if (!(c.alpha >= 0.0) || !(c.beta >= 0.0) || !(c.gamma >= 0.0) || !std::isfinite(c.alpha) ||
-        !std::isfinite(c.beta) || !std::isfinite(c.gamma))
-        fail("alpha, beta, gamma = " + std::to_string(c.alpha) + ", " + std::to_string(c.beta) +
-             ", " + std::to_string(c.gamma) + ", expected finite and >= 0");
+    throw std::invalid_argument(std::string(function) + ": " + what);
 }
 
-/// sum over the steps of the basis size before each step, in units of steps: with restart r
-/// and m steps, m * min(m, r) / 2 to leading order (the paper's m^2 / 2 when m <= r).
-inline double basis_sum(double iterations, double restart)
+inline void check_counts_input(const char* function, const KrylovProblem& p, int s,
+                               double iterations, double restart)
 {
-    return iterations * std::min(iterations, restart) / 2.0;
+    if (!(p.n > 0.0) || !(p.nz > 0.0) || !std::isfinite(p.n) || !std::isfinite(p.nz))
+        block_gmres_fail(function, "n = " + std::to_string(p.n) + ", nz = " +
+                                       std::to_string(p.nz) + ", expected finite and > 0");
+    if (s < 1)
+        block_gmres_fail(function, "s = " + std::to_string(s) + ", expected >= 1 right-hand sides");
+    if (!(iterations >= 0.0) || !std::isfinite(iterations))
+        block_gmres_fail(function, "iterations = " + std::to_string(iterations) +
+                                       ", expected finite and >= 0");
+    if (!(restart >= 1.0))  // also rejects NaN; +infinity is not_restarted
+        block_gmres_fail(function, "restart = " + std::to_string(restart) +
+                                       ", expected >= 1 or not_restarted");
+}
+
+inline void check_costs(const char* function, const LatencyBandwidthCosts& c)
+{
+    if (!(c.alpha >= 0.0) || !(c.beta >= 0.0) || !(c.gamma >= 0.0) || !std::isfinite(c.alpha) ||
+        !std::isfinite(c.beta) || !std::isfinite(c.gamma))
+        block_gmres_fail(function, "alpha, beta, gamma = " + std::to_string(c.alpha) + ", " +
+                                       std::to_string(c.beta) + ", " + std::to_string(c.gamma) +
+                                       ", expected finite and >= 0");
 }
 }  // namespace detail
 
-/// Time of BGMRES with block size s over `iterations` block steps (boman2022):
-///   alpha m               one message (reduction round trip) per block step
-/// + beta nz m             A read once per block step (SpMM)
-/// + gamma 2 nz m s        the SpMM's flops
-/// + gamma 4 n s^2 sum_j j block CGS2 against j previous blocks of s columns: 2 n m^2 s^2
-///                         when not restarted (sum_j j = m^2 / 2), 2 n m r s^2 with restart r
-/// + gamma 2 n m s^2       the TSQR of each new block (CholQR: Gram matrix and update)
-inline double time_bgmres(const KrylovProblem& p, int s, double iterations, double restart,
-                          const LatencyBandwidthCosts& c)
+/// Sum over `iterations` steps of the basis size (in blocks) each step orthogonalizes against,
+/// to the paper's leading order (sum_{j=1..k} j ~ k^2 / 2 per cycle of k steps): m^2 / 2 when
+/// not restarted (the paper's m^2 terms); with restart length r, floor(m / r) full cycles of
+/// r^2 / 2 plus (m mod r)^2 / 2 for the last, partial one.
+inline double basis_sum(double iterations, double restart)
 {
-    detail::check_model_input(p, iterations, restart, s, c);
-    const double m = iterations, ss = s;
-    return c.alpha * m                                                // messages
-           + c.beta * p.nz * m                                        // reads of A
-           + c.gamma * (2.0 * p.nz * m * ss                           // SpMM
-                        + 4.0 * p.n * ss * ss * detail::basis_sum(m, restart)  // BOrth
-                        + 2.0 * p.n * m * ss * ss);                   // TSQR
+    const double m = iterations;
+    if (m <= restart) return m * m / 2.0;
+    const double cycles = std::floor(m / restart);
+    const double rest = m - cycles * restart;
+    return cycles * restart * restart / 2.0 + rest * rest / 2.0;
 }
 
-/// Time of s x GMRES, each solve taking `iterations` steps (boman2022):
-///   alpha m s             one message per step of each solve
-/// + beta nz m s           A read once per step of each solve
-/// + gamma 2 nz m s        the SpMVs' flops
-/// + gamma 4 n s sum_j j   CGS2 against the basis: 2 n m^2 s when not restarted
-/// + gamma 3 n m s         the norm and scaling of each new basis vector
-inline double time_s_gmres(const KrylovProblem& p, int s, double iterations, double restart,
-                           const LatencyBandwidthCosts& c)
+/// Counts of BGMRES with block size s over `iterations` block steps (Algorithm BGMRES):
+inline KrylovCounts counts_bgmres(const KrylovProblem& p, int s, double iterations,
+                                  double restart = not_restarted)
 {
-    detail::check_model_input(p, iterations, restart, s, c);
+    detail::check_counts_input("counts_bgmres", p, s, iterations, restart);
     const double m = iterations, ss = s;
-    return c.alpha * m * ss                                          // messages
-           + c.beta * p.nz * m * ss                                  // reads of A
-           + c.gamma * (2.0 * p.nz * m * ss                          // SpMVs
-                        + 4.0 * p.n * ss * detail::basis_sum(m, restart)  // orthogonalization
-                        + 3.0 * p.n * m * ss);                       // norms and scaling
+    KrylovCounts k;
+    k.messages = m;                                                // one message per block step
+    k.words = p.nz * m;                                            // line 4: A read once per SpMM
+    k.spmv_flops = 2.0 * p.nz * m * ss;                            // line 4: W = A V_j, s columns
+    k.orth_flops = 4.0 * p.n * ss * ss * basis_sum(m, restart);    // lines 5-8: W^T V_i and
+                                                                   // W - V_i H, 2 n s^2 each per
+                                                                   // block: 2 n m^2 s^2
+    k.qr_flops = 2.0 * p.n * m * ss * ss;                          // line 9: qr(W), n x s
+    return k;
+}
+
+/// Counts of s x GMRES, each of the s solves taking `iterations` steps (Algorithm s x GMRES):
+inline KrylovCounts counts_s_gmres(const KrylovProblem& p, int s, double iterations,
+                                   double restart = not_restarted)
+{
+    detail::check_counts_input("counts_s_gmres", p, s, iterations, restart);
+    const double m = iterations, ss = s;
+    KrylovCounts k;
+    k.messages = m * ss;                                           // one message per step, s solves
+    k.words = p.nz * m * ss;                                       // line 5: A read once per SpMV
+    k.spmv_flops = 2.0 * p.nz * m * ss;                            // line 5: w = A v_j
+    k.orth_flops = 4.0 * p.n * ss * basis_sum(m, restart);         // lines 6-9: w^T v_i and
+                                                                   // w - h v_i: 2 n m^2 s
+    k.qr_flops = 3.0 * p.n * m * ss;                               // line 10: norm 2n, scaling n
+    return k;
 }
 
 /// kbench's extension: pseudo-block GMRES advancing s Krylov spaces together for `iterations`
-/// steps (the slowest system's count): the messages and reads of A of BGMRES (one SpMM and one
-/// batched reduction per step) with the flops of s x GMRES (no block orthogonalization).
+/// steps (the slowest system's count): BGMRES's messages and reads of A (one SpMM and one
+/// batched reduction per step) with the flops of s x GMRES (s batched dots and axpys, no block
+/// orthogonalization).
+inline KrylovCounts counts_pseudo_block_gmres(const KrylovProblem& p, int s, double iterations,
+                                              double restart = not_restarted)
+{
+    detail::check_counts_input("counts_pseudo_block_gmres", p, s, iterations, restart);
+    const double m = iterations, ss = s;
+    KrylovCounts k;
+    k.messages = m;                                                // one batched reduction per step
+    k.words = p.nz * m;                                            // A read once per SpMM
+    k.spmv_flops = 2.0 * p.nz * m * ss;                            // SpMM, s columns
+    k.orth_flops = 4.0 * p.n * ss * basis_sum(m, restart);         // s batched dots and axpys
+    k.qr_flops = 3.0 * p.n * m * ss;                               // s norms and scalings
+    return k;
+}
+
+/// Time of counts under costs c: alpha messages + beta words + gamma flops.
+inline double model_time(const KrylovCounts& k, const LatencyBandwidthCosts& c)
+{
+    detail::check_costs("model_time", c);
+    return c.alpha * k.messages      // latency
+           + c.beta * k.words        // reads of A
+           + c.gamma * k.flops();    // SpMV / SpMM, orthogonalization, QR / normalization
+}
+
+/// Time_BGMRES(n, nz, m, s) of boman2022 (restart: kbench's extension).
+inline double time_bgmres(const KrylovProblem& p, int s, double iterations, double restart,
+                          const LatencyBandwidthCosts& c)
+{
+    return model_time(counts_bgmres(p, s, iterations, restart), c);
+}
+
+/// Time_GMRES(n, nz, m, s) of boman2022: s solves of `iterations` steps each.
+inline double time_s_gmres(const KrylovProblem& p, int s, double iterations, double restart,
+                           const LatencyBandwidthCosts& c)
+{
+    return model_time(counts_s_gmres(p, s, iterations, restart), c);
+}
+
+/// Time of pseudo-block GMRES (kbench's extension, same machine model).
 inline double time_pseudo_block_gmres(const KrylovProblem& p, int s, double iterations,
                                       double restart, const LatencyBandwidthCosts& c)
 {
-    detail::check_model_input(p, iterations, restart, s, c);
-    const double m = iterations, ss = s;
-    return c.alpha * m + c.beta * p.nz * m +
-           c.gamma * (2.0 * p.nz * m * ss + 4.0 * p.n * ss * detail::basis_sum(m, restart) +
-                      3.0 * p.n * m * ss);
+    return model_time(counts_pseudo_block_gmres(p, s, iterations, restart), c);
 }
 
-/// Block speedup T(s x GMRES) / T(BGMRES) (boman2022), from each method's iteration count.
+/// Block speedup T(s x GMRES) / T(BGMRES) (boman2022, slide "Experimental Results"), from each
+/// method's iteration count; 1 when both times are 0.
 inline double block_speedup(const KrylovProblem& p, int s, double gmres_iterations,
                             double bgmres_iterations, double restart,
                             const LatencyBandwidthCosts& c)
 {
     const double t_block = time_bgmres(p, s, bgmres_iterations, restart, c);
     const double t_single = time_s_gmres(p, s, gmres_iterations, restart, c);
-    return t_block > 0.0 ? t_single / t_block : 1.0;
+    if (t_block > 0.0) return t_single / t_block;
+    return t_single > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
 }
 
 /// One point of a block-size sweep: s and the iteration counts measured at it.
 struct BlockSizePoint {
     int s = 1;
-    double gmres_iterations = 0.0;   // per single-vector solve
-    double bgmres_iterations = 0.0;  // block steps
-    double restart = 1e300;          // restart length at this s (boman2022 varies it with s)
+    double gmres_iterations = 0.0;     // per single-vector solve
+    double bgmres_iterations = 0.0;    // block steps
+    double restart = not_restarted;    // restart length at this s (boman2022 varies it with s)
 };
+
+/// The modeled block speedup at every point of a sweep, in its order.
+inline std::vector<double> block_speedups(const KrylovProblem& p,
+                                          const std::vector<BlockSizePoint>& points,
+                                          const LatencyBandwidthCosts& c)
+{
+    std::vector<double> out;
+    out.reserve(points.size());
+    for (const BlockSizePoint& q : points)
+        out.push_back(
+            block_speedup(p, q.s, q.gmres_iterations, q.bgmres_iterations, q.restart, c));
+    return out;
+}
 
 /// The s of `points` with the largest modeled block speedup (the first one on ties). Throws
 /// std::invalid_argument for an empty sweep.
 inline int optimal_block_size(const KrylovProblem& p, const std::vector<BlockSizePoint>& points,
                               const LatencyBandwidthCosts& c)
 {
-    if (points.empty())
-        throw std::invalid_argument("block GMRES model: optimal_block_size of an empty sweep");
-    int best = points.front().s;
-    double best_speedup = -1.0;
-    for (const BlockSizePoint& q : points) {
-        const double sp =
-            block_speedup(p, q.s, q.gmres_iterations, q.bgmres_iterations, q.restart, c);
-        if (sp > best_speedup) {
-            best_speedup = sp;
-            best = q.s;
-        }
-    }
-    return best;
+    if (points.empty()) detail::block_gmres_fail("optimal_block_size", "empty sweep");
+    const std::vector<double> speedups = block_speedups(p, points, c);
+    const auto best = std::max_element(speedups.begin(), speedups.end());
+    return points[static_cast<std::size_t>(best - speedups.begin())].s;
 }
 
 }  // namespace kbench::models
