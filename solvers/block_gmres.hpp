@@ -1,19 +1,30 @@
-// Block GMRES (BGMRES) for s right-hand sides (boman2022, "Algorithm BGMRES"; Saad, Iterative
-// Methods for Sparse Linear Systems, 2nd ed., Sec. 6.12): block Arnoldi over n x s blocks with
-// block CGS2 (BOrth) and a TSQR of each new block, and the band Hessenberg least squares of
-// solvers/hessenberg.hpp. CPU reference (Eigen); the GPU version follows on the same steps.
+// Solvers for A X = B with s right-hand sides (boman2022), on the GPU and on the CPU (Eigen,
+// OpenMP threads), both driven by the same iteration (solvers/block_gmres_cycle.hpp):
+// * block GMRES (BGMRES; boman2022 "Algorithm BGMRES"; Saad, Iterative Methods for Sparse Linear
+//   Systems, 2nd ed., Sec. 6.12): block Arnoldi over n x s blocks with block CGS2 (BOrth) and a
+//   TSQR of each new block, and the band Hessenberg least squares of solvers/hessenberg.hpp;
+// * pseudo-block GMRES (as Trilinos Belos' PseudoBlockGmres): s independent GMRES(m) advanced
+//   together, one SpMM and batched CGS2 per step, no block orthogonalization.
+// The third way, s x GMRES, is s calls of solvers/gmres.hpp.
 #pragma once
 
+#include "kernels/spmv_operator.hpp"
 #include "matrices/csr.hpp"
+#include "solvers/gmres.hpp"
 #include "solvers/orthogonalization/tsqr.hpp"
+#include "solvers/orthogonalization/tsqr_gpu.hpp"
 #include "solvers/solve_result.hpp"
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kbench::solvers {
 
+/// Options of both solvers (tsqr: block GMRES only). Pseudo-block GMRES counts a step of all
+/// its Krylov spaces as one iteration, as block GMRES counts a block step.
 struct BlockGmresOptions {
-    int restart = 30;           // block steps per cycle (m >= 1)
+    int restart = 30;           // block steps per cycle (m >= 1); >= max_iterations: none
     double tolerance = 1e-8;    // stop when every column has ||b_k - A x_k|| / ||b_k|| <= it
     int max_iterations = 1000;  // block steps over all cycles (>= 0)
     /// TSQR of the residual block and of every new block; when it reports a failure (e.g.
@@ -42,5 +53,52 @@ struct BlockGmresOptions {
 template <typename T>
 SolveResult block_gmres_cpu(const Csr<T>& a, int s, const std::vector<T>& B, std::vector<T>& X,
                             const BlockGmresOptions& options);
+
+/// Block GMRES on the GPU, the same steps as block_gmres_cpu: W = A V_j by the operator's SpMM
+/// (SpmvOperator::apply_block), block CGS2 by ortho::borth (cgs2) in chunks of the basis, TSQR by
+/// ortho::tsqr (options.tsqr, CAQR when it fails), the least squares on the host (one copy of
+/// the block's Hessenberg columns per step) and X += V Y by cuBLAS GEMM. B and X: n x s DEVICE
+/// blocks, column-major, ld n; work on handles.stream (cuBLAS and cuSOLVER bound to it), and the
+/// call returns after the stream finished. The basis takes n (m + 1) s device values, m the
+/// restart length capped by max_iterations. Statuses and history as block_gmres_cpu. Throws as
+/// block_gmres_cpu, kbench::cuda_error on CUDA, cuBLAS and cuSOLVER failures; s <= 64
+/// (blas::max_block_columns). Source: boman2022 (BGMRES), yamazaki2014 Sec. V (BOrth, TSQR).
+template <typename T>
+SolveResult block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X,
+                        const BlockGmresOptions& options, const ortho::GpuHandles& handles);
+
+/// Pseudo-block GMRES on the CPU: each column of X solved by its own GMRES(m) (CGS2 Arnoldi,
+/// Givens least squares), the s Krylov spaces advanced together so that a step is one sparse
+/// times dense-block product and s independent CGS2 passes; converged columns drop out at
+/// restart (within a cycle, a column that converged or broke down stops adding Hessenberg
+/// columns). Arguments, history (largest relative residual per step), statuses and throws as
+/// block_gmres_cpu, except that dependent right-hand sides are no breakdown here.
+/// Source: Trilinos Belos PseudoBlockGmresSolMgr (the idea); boman2022 (its comparison).
+template <typename T>
+SolveResult pseudo_block_gmres_cpu(const Csr<T>& a, int s, const std::vector<T>& B,
+                                   std::vector<T>& X, const BlockGmresOptions& options);
+
+/// Pseudo-block GMRES on the GPU, the same steps as pseudo_block_gmres_cpu: one SpMM per step,
+/// the s CGS2 passes as strided-batched cuBLAS GEMV (V_j^(c)T w_c and w_c -= V_j^(c) h_c for all
+/// c in one call each), the s norms by one MDOT (kernels/dot.hpp), one copy of the s Hessenberg
+/// columns to the host per step, the scaling by cuBLAS DGMM. Layout, stream and throws as
+/// block_gmres.
+template <typename T>
+SolveResult pseudo_block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X,
+                               const BlockGmresOptions& options,
+                               const ortho::GpuHandles& handles);
+
+namespace detail {
+/// Throws std::invalid_argument (prefixed with `who`) for the cases block_gmres_cpu lists.
+inline void check_block_gmres_options(const char* who, long long rows, long long cols, int s,
+                                      const BlockGmresOptions& o)
+{
+    check_krylov_options(who, rows, cols, o.restart, o.tolerance, o.max_iterations,
+                         o.stagnation_cycles);
+    if (s < 1)
+        throw std::invalid_argument(std::string(who) + ": s = " + std::to_string(s) +
+                                    ", expected >= 1 right-hand sides");
+}
+}  // namespace detail
 
 }  // namespace kbench::solvers
