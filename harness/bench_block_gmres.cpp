@@ -1,0 +1,495 @@
+// The boman2022 block GMRES study (declarations and results schema in bench_block_gmres.hpp).
+#include "harness/bench_block_gmres.hpp"
+
+#include "harness/progress.hpp"
+#include "harness/results_json.hpp"
+#include "harness/study_context.hpp"
+#include "harness/timing.hpp"
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/machine_probe.hpp"
+#include "matrices/generators.hpp"
+#include "matrices/matrix_set.hpp"
+#include "models/block_gmres_model.hpp"
+#include "solvers/block_gmres.hpp"
+#include "solvers/gmres.hpp"
+#include "solvers/orthogonalization/gpu_context.hpp"
+#include "solvers/orthogonalization/tsqr_gpu.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCore>
+#include <fmt/format.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+namespace {
+
+using json = nlohmann::json;
+using solvers::SolveResult;
+using solvers::SolveStatus;
+
+constexpr double tolerance = 1e-8;
+constexpr unsigned rhs_seed = 2022;
+constexpr int iteration_cap = 2000;  // steps per single solve, block steps per block solve
+constexpr int basis_cap = 4096;      // basis vectors of a non-restarted block solve
+constexpr double cpu_budget_seconds = 25.0;  // per matrix and restart on the CPU
+const std::vector<int> gpu_s{1, 2, 4, 8, 16, 32, 64};
+const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
+const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
+const std::vector<int> cpu_restarts{0, 30};
+constexpr int gamma_basis_columns = 128;  // kq of the gamma calibration (a mid-cycle basis)
+
+enum class Device { gpu, cpu };
+const char* name(Device d) { return d == Device::gpu ? "gpu" : "cpu"; }
+json restart_json(int r) { return r > 0 ? json(r) : json(nullptr); }
+
+/// n x s uniform [-1, 1) values, column-major, fixed seed.
+std::vector<double> random_block(std::int64_t n, int s)
+{
+    std::mt19937_64 gen(rhs_seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> b(static_cast<std::size_t>(n) * s);
+    for (double& v : b) v = u(gen);
+    return b;
+}
+
+/// One timed solve: its result with `seconds` the median over the repetitions.
+struct Timed {
+    SolveResult result;
+    double seconds = 0.0;
+};
+
+/// The solvers of one device on one matrix, with the right-hand sides in place.
+class Solvers {
+public:
+    Solvers(Device device, const Csr<double>& a, const std::vector<double>& b, int s_max,
+            const models::SpmvMachine& figures, int repetitions)
+        : device_(device), a_(a), b_(b), n_(a.num_rows), reps_(repetitions)
+    {
+        if (device == Device::gpu) {
+            op_.emplace(a, spmv::Policy{"auto"}, figures);
+            db_ = device_buffer<double>(b);
+            dx_ = device_buffer<double>(static_cast<std::size_t>(n_) * s_max);
+        }
+    }
+    const spmv::SpmvOperator<double>* op() const { return op_ ? &*op_ : nullptr; }
+
+    Timed gmres(int column, int restart)
+    {
+        solvers::GmresOptions o;
+        o.restart = restart > 0 ? restart : iteration_cap;
+        o.max_iterations = iteration_cap;
+        o.tolerance = tolerance;
+        return repeat([&] {
+            if (device_ == Device::gpu) {
+                zero_x(1);
+                return solvers::gmres(*op_, db_.data() + column * n_, dx_.data(), o, ctx_.stream);
+            }
+            std::vector<double> bk(b_.begin() + column * n_, b_.begin() + (column + 1) * n_);
+            std::vector<double> x(static_cast<std::size_t>(n_), 0.0);
+            return solvers::gmres_cpu(a_, bk, x, o);
+        });
+    }
+    Timed block(bool pseudo, int s, int restart)
+    {
+        solvers::BlockGmresOptions o;
+        o.tolerance = tolerance;
+        if (restart > 0) {
+            o.restart = restart;
+            o.max_iterations = iteration_cap;
+        } else {  // not restarted: the basis limit bounds the block steps
+            o.max_iterations = std::min(iteration_cap, basis_cap / s);
+            o.restart = o.max_iterations;
+        }
+        return repeat([&] {
+            if (device_ == Device::gpu) {
+                zero_x(s);
+                return pseudo ? solvers::pseudo_block_gmres(*op_, s, db_.data(), dx_.data(), o,
+                                                            ctx_.handles())
+                              : solvers::block_gmres(*op_, s, db_.data(), dx_.data(), o,
+                                                     ctx_.handles());
+            }
+            const std::vector<double> bs(b_.begin(), b_.begin() + s * n_);
+            std::vector<double> x(bs.size(), 0.0);
+            return pseudo ? solvers::pseudo_block_gmres_cpu(a_, s, bs, x, o)
+                          : solvers::block_gmres_cpu(a_, s, bs, x, o);
+        });
+    }
+
+private:
+    void zero_x(int s)
+    {
+        KBENCH_CUDA_CHECK(cudaMemsetAsync(dx_.data(), 0, sizeof(double) * n_ * s, ctx_.stream));
+    }
+    template <typename F>
+    Timed repeat(F&& solve)
+    {
+        Timed t;
+        std::vector<double> seconds;
+        for (int r = 0; r < reps_; ++r) {
+            t.result = solve();
+            seconds.push_back(t.result.seconds);
+        }
+        t.seconds = median(seconds);
+        return t;
+    }
+
+    Device device_;
+    const Csr<double>& a_;
+    const std::vector<double>& b_;
+    std::int64_t n_;
+    int reps_;
+    ortho::GpuContext ctx_;
+    std::optional<spmv::SpmvOperator<double>> op_;
+    device_buffer<double> db_, dx_;
+};
+
+// ------------------------------------------------------------------------------ calibration
+/// The matrix whose GMRES steps measure alpha: 2D convection-diffusion on 16 x 16 (256 rows),
+/// so a step's time is its fixed costs (launches, one host round trip), not its data.
+const Csr<double>& latency_matrix()
+{
+    static const Csr<double> a = convection_diffusion(16, 16, 1, 10.0, 5.0, 0.0);
+    return a;
+}
+
+/// alpha: seconds per GMRES step (timing mode, restart 30, 30 steps) on latency_matrix().
+double calibrate_alpha(Device device, const models::SpmvMachine& figures)
+{
+    const Csr<double>& a = latency_matrix();
+    solvers::GmresOptions o;
+    o.restart = 30;
+    o.max_iterations = 30;
+    o.timing_mode = true;
+    std::vector<double> b(static_cast<std::size_t>(a.num_rows), 1.0);
+    std::vector<double> per_step;
+    if (device == Device::gpu) {
+        spmv::SpmvOperator<double> op(a, spmv::Policy{"auto"}, figures);
+        ortho::GpuContext ctx;
+        device_buffer<double> db(b), dx(b.size());
+        for (int r = 0; r < 7; ++r) {
+            KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, sizeof(double) * b.size(), ctx.stream));
+            const SolveResult res = solvers::gmres(op, db.data(), dx.data(), o, ctx.stream);
+            if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
+        }
+    } else {
+        for (int r = 0; r < 7; ++r) {
+            std::vector<double> x(b.size(), 0.0);
+            const SolveResult res = solvers::gmres_cpu(a, b, x, o);
+            if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
+        }
+    }
+    return median(per_step);
+}
+
+using EigenCsr = Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, index_type>>;
+EigenCsr eigen_view(const Csr<double>& a)
+{
+    return EigenCsr(a.num_rows, a.num_cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(),
+                    a.values.data());
+}
+
+/// beta: seconds per non-zero of one SpMV of `a` (the operator's kernel on the GPU, Eigen's
+/// row-major product on the CPU threads), so that beta nz is the measured SpMV time.
+double calibrate_beta(Device device, const Csr<double>& a, spmv::SpmvOperator<double>* op)
+{
+    const auto n = static_cast<std::size_t>(a.num_rows);
+    double seconds = 0.0;
+    if (device == Device::gpu) {
+        ortho::GpuContext ctx;
+        device_buffer<double> x(std::vector<double>(n, 1.0)), y(n);
+        seconds = time_events(
+            [&](cudaStream_t s) { op->apply(1.0, x.data(), 0.0, y.data(), s); }, ctx.stream, 3,
+            20);
+    } else {
+        const EigenCsr A = eigen_view(a);
+        const Eigen::VectorXd x = Eigen::VectorXd::Ones(a.num_cols);
+        Eigen::VectorXd y(a.num_rows);
+        seconds = time_wall([&] { y.noalias() = A * x; }, 3, 20);
+    }
+    return seconds / static_cast<double>(a.nnz());
+}
+
+/// gamma(s): seconds per flop of one block CGS pass of an n x s block against a basis of
+/// gamma_basis_columns columns (C = Q^T W and W -= Q C: 4 n kq s flops), measured on the solver's
+/// own kernels (ortho::borth cgs on the GPU, Eigen on the CPU). s = 1 is GMRES's shape.
+std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::vector<int>& s_values)
+{
+    const int kq = gamma_basis_columns, s_max = s_values.back();
+    std::map<int, double> gamma;
+    const auto flops = [&](int s) { return 4.0 * static_cast<double>(n) * kq * s; };
+    if (device == Device::gpu) {
+        ortho::GpuContext ctx;
+        const std::vector<double> q_host = random_block(n, kq), w_host = random_block(n, s_max);
+        device_buffer<double> q(q_host), w(w_host), c(static_cast<std::size_t>(kq) * s_max);
+        for (int s : s_values) {
+            device_buffer<unsigned char> ws(
+                ortho::borth_workspace_bytes(ortho::BorthMethod::cgs, n, kq, s, sizeof(double)));
+            const double t = time_events(
+                [&](cudaStream_t) {
+                    ortho::borth(ortho::BorthMethod::cgs, ctx.handles(), n, kq, q.data(), n, s,
+                                 w.data(), n, c.data(), kq, ws.data(), ws.bytes());
+                },
+                ctx.stream, 2, 10);
+            gamma[s] = t / flops(s);
+        }
+    } else {
+        const Eigen::MatrixXd q = Eigen::MatrixXd::Random(n, kq);
+        for (int s : s_values) {
+            Eigen::MatrixXd w = Eigen::MatrixXd::Random(n, s), c(kq, s);
+            const double t = time_wall(
+                [&] {
+                    c.noalias() = q.transpose() * w;
+                    w.noalias() -= q * c;
+                },
+                1, 5);
+            gamma[s] = t / flops(s);
+        }
+    }
+    return gamma;
+}
+
+struct Costs {
+    double alpha = 0.0, beta = 0.0;
+    std::map<int, double> gamma;
+    models::LatencyBandwidthCosts at(int s) const { return {alpha, beta, gamma.at(s)}; }
+    json to_json() const
+    {
+        json g = json::object();
+        for (const auto& [s, v] : gamma) g[std::to_string(s)] = v;
+        return {{"alpha", alpha}, {"beta", beta}, {"gamma", g}};
+    }
+};
+
+// ------------------------------------------------------------------------------ the sweep
+bool converged(const SolveResult& r) { return r.status == SolveStatus::converged; }
+json ratio_or_null(double num, double den, bool ok)
+{
+    return ok && den > 0.0 ? json(num / den) : json(nullptr);
+}
+
+/// The entries of one device, matrix and restart length, appended to doc.
+void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr<double>& a,
+           int restart, const std::vector<int>& s_values, const Costs& costs, json& doc)
+{
+    const auto t_start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    };
+    const models::KrylovProblem problem{static_cast<double>(a.num_rows),
+                                        static_cast<double>(a.nnz())};
+    const double model_restart = restart > 0 ? restart : models::not_restarted;
+    std::vector<Timed> singles;  // single solves of columns 0, 1, ... (as many as s needs)
+    std::string skipped;
+    for (int s : s_values) {
+        json e = {{"name", fmt::format("speedup/{}/{}/restart={}/s={}", name(device), matrix,
+                                       restart > 0 ? std::to_string(restart) : "none", s)},
+                  {"figure", "speedup"}, {"device", name(device)}, {"matrix", matrix},
+                  {"n", a.num_rows}, {"nnz", a.nnz()}, {"restart", restart_json(restart)},
+                  {"s", s}};
+        if (skipped.empty() && device == Device::cpu && elapsed() > cpu_budget_seconds)
+            skipped = fmt::format("CPU time budget of {} s per matrix and restart used up",
+                                  cpu_budget_seconds);
+        if (!skipped.empty()) {
+            e["skipped"] = skipped;
+            doc["benchmarks"].push_back(e);
+            continue;
+        }
+        while (static_cast<int>(singles.size()) < s)
+            singles.push_back(solvers.gmres(static_cast<int>(singles.size()), restart));
+        double t_gmres = 0.0, its = 0.0;
+        std::string g_status = "converged";
+        for (int k = 0; k < s; ++k) {
+            t_gmres += singles[k].seconds;
+            its += singles[k].result.iterations;
+            if (!converged(singles[k].result) && g_status == "converged")
+                g_status = solvers::to_string(singles[k].result.status);
+        }
+        its /= s;
+        const Timed block = solvers.block(false, s, restart);
+        const Timed pseudo = solvers.block(true, s, restart);
+        const bool g_ok = g_status == "converged";
+        e["gmres_seconds"] = t_gmres;
+        e["gmres_iterations"] = its;
+        e["gmres_status"] = g_status;
+        e["bgmres_seconds"] = block.seconds;
+        e["bgmres_iterations"] = block.result.iterations;
+        e["bgmres_status"] = solvers::to_string(block.result.status);
+        e["pseudo_seconds"] = pseudo.seconds;
+        e["pseudo_iterations"] = pseudo.result.iterations;
+        e["pseudo_status"] = solvers::to_string(pseudo.result.status);
+        e["speedup_block"] = ratio_or_null(t_gmres, block.seconds, g_ok && converged(block.result));
+        e["speedup_pseudo"] =
+            ratio_or_null(t_gmres, pseudo.seconds, g_ok && converged(pseudo.result));
+        // The model: s x GMRES and pseudo-block GMRES orthogonalize one vector at a time
+        // (gamma(1)), BGMRES a block of s (gamma(s)).
+        const auto model = [&](double m_single, double m_block, double m_pseudo) {
+            const double tg = models::model_time(
+                models::counts_s_gmres(problem, s, m_single, model_restart), costs.at(1));
+            const double tb = models::model_time(
+                models::counts_bgmres(problem, s, m_block, model_restart), costs.at(s));
+            const double tp = models::model_time(
+                models::counts_pseudo_block_gmres(problem, s, m_pseudo, model_restart),
+                costs.at(1));
+            return std::pair{tg / tb, tg / tp};
+        };
+        const auto [mb, mp] = model(its, block.result.iterations, pseudo.result.iterations);
+        const double m1 = singles[0].result.iterations;
+        const auto [mb1, mp1] = model(m1, m1, m1);
+        e["model_speedup_block"] = mb;
+        e["model_speedup_pseudo"] = mp;
+        e["model_speedup_block_s1"] = mb1;
+        e["model_speedup_pseudo_s1"] = mp1;
+        doc["benchmarks"].push_back(e);
+    }
+}
+
+int cpu_threads()
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+}  // namespace
+
+json run_block_speedup_study(const StudyRun& run)
+{
+    if (run.derive_from_results != nullptr) {  // boman2022/model after boman2022/speedup
+        json doc = *run.derive_from_results;
+        doc["context"]["kbench"]["id"] = run.id;
+        return doc;
+    }
+    validate(run.options);
+    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
+    const int gpu_reps = std::min(run.options.repetitions, 3);
+    json& ctx = doc["context"]["kbench"]["boman2022"];
+    ctx = {{"tolerance", tolerance},
+           {"seed", rhs_seed},
+           {"s_values", {{"gpu", gpu_s}, {"cpu", cpu_s}}},
+           {"restarts", {{"gpu", json::array()}, {"cpu", json::array()}}},
+           {"iteration_cap", iteration_cap},
+           {"basis_cap", basis_cap},
+           {"repetitions", {{"gpu", gpu_reps}, {"cpu", 1}}},
+           {"cpu_budget_seconds", cpu_budget_seconds},
+           {"cpu_threads", cpu_threads()},
+           {"notes",
+            {"restart m counts (block) steps per cycle for every method, as Belos' Num Blocks: "
+             "a BGMRES cycle holds m s basis vectors",
+             "T(s x GMRES) is the sum of the first s single-vector solves (columns 0..s-1), each "
+             "the median of the repetitions; BGMRES and pseudo-block GMRES solve columns 0..s-1 "
+             "together",
+             "alpha: seconds per GMRES step on a 256-row matrix (fixed costs of a step); beta: "
+             "seconds per non-zero of one SpMV of the matrix; gamma(s): seconds per flop of one "
+             "block CGS pass of n x s against 128 basis columns, one pass counted as the model "
+             "does (the solvers run two)",
+             "not restarted: at most 4096 basis vectors (block steps <= 4096 / s)"}}};
+    for (int r : gpu_restarts) ctx["restarts"]["gpu"].push_back(restart_json(r));
+    for (int r : cpu_restarts) ctx["restarts"]["cpu"].push_back(restart_json(r));
+    const models::SpmvMachine figures =
+        run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
+    const Costs latency{calibrate_alpha(Device::gpu, figures), 0.0, {}};
+    const double cpu_alpha = calibrate_alpha(Device::cpu, figures);
+    Progress progress;
+    for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
+                             std::size_t total) {
+        doc["context"]["kbench"]["matrices"][entry.name] =
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+        const std::vector<double> b = random_block(a.num_rows, gpu_s.back());
+        for (Device device : {Device::gpu, Device::cpu}) {
+            const bool gpu = device == Device::gpu;
+            const std::vector<int>& s_values = gpu ? gpu_s : cpu_s;
+            Solvers solvers(device, a, b, s_values.back(), figures, gpu ? gpu_reps : 1);
+            Costs costs;
+            costs.alpha = gpu ? latency.alpha : cpu_alpha;
+            costs.beta = calibrate_beta(
+                device, a, const_cast<spmv::SpmvOperator<double>*>(solvers.op()));
+            costs.gamma = calibrate_gamma(device, a.num_rows, s_values);
+            ctx["costs"][name(device)][entry.name] = costs.to_json();
+            if (gpu) ctx["spmv"][entry.name] = spmv::choice_json(solvers.op()->choice());
+            if (gpu) {  // warm-up: library handles, kernels, the first allocations
+                solvers.gmres(0, 30);
+                solvers.block(false, 2, 30);
+                solvers.block(true, 2, 30);
+            }
+            for (int restart : gpu ? gpu_restarts : cpu_restarts) {
+                progress.report(k, total,
+                                fmt::format("{} {} restart {}", entry.name, name(device),
+                                            restart > 0 ? std::to_string(restart) : "none"));
+                sweep(solvers, device, entry.name, a, restart, s_values, costs, doc);
+            }
+        }
+    });
+    return doc;
+}
+
+json run_vanbody_study(const StudyRun& run)
+{
+    validate(run.options);
+    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    if (set.matrices.size() != 1)
+        throw std::invalid_argument(fmt::format(
+            "boman2022/vanbody: matrix set '{}' has {} matrices, expected 1 (the stand-in for "
+            "vanbody)",
+            run.source.set, set.matrices.size()));
+    json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
+    // boman2022's vanbody table: number of right-hand sides, restart length, total iterations.
+    const std::map<int, std::pair<int, int>> paper{{5, {854, 493}},  {10, {427, 324}},
+                                                   {20, {214, 198}}, {30, {142, 239}},
+                                                   {40, {107, 291}}, {50, {85, 413}},
+                                                   {60, {70, 215}},  {70, {61, 243}}};
+    const std::vector<int> s_values{5, 10, 20, 30, 40, 50, 60, 64};
+    const models::SpmvMachine figures =
+        run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
+    Progress progress;
+    for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
+                             std::size_t) {
+        doc["context"]["kbench"]["matrices"][entry.name] =
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+        doc["context"]["kbench"]["boman2022"] = {
+            {"matrix", entry.name}, {"n", a.num_rows}, {"nnz", a.nnz()},
+            {"stands_for", "vanbody (n = 47,072)"}, {"tolerance", tolerance}, {"seed", rhs_seed},
+            {"notes",
+             {"restart = round(4270 / s) block steps, the pairing of boman2022's table (a basis "
+              "of about 4270 vectors); s = 64 replaces s = 70, beyond the GPU kernels' 64 "
+              "columns",
+              "total_iterations = block steps x s"}}};
+        const std::vector<double> b = random_block(a.num_rows, s_values.back());
+        Solvers solvers(Device::gpu, a, b, s_values.back(), figures, 1);
+        solvers.block(false, 2, 30);  // warm-up
+        for (std::size_t i = 0; i < s_values.size(); ++i) {
+            const int s = s_values[i];
+            const int restart = static_cast<int>(std::lround(4270.0 / s));
+            progress.report(i + 1, s_values.size(), fmt::format("{} s = {}", entry.name, s));
+            const Timed t = solvers.block(false, s, restart);
+            const auto p = paper.find(s);
+            doc["benchmarks"].push_back(
+                {{"name", fmt::format("vanbody/{}/s={}/restart={}", entry.name, s, restart)},
+                 {"figure", "vanbody"}, {"device", "gpu"}, {"matrix", entry.name},
+                 {"n", a.num_rows}, {"nnz", a.nnz()}, {"s", s}, {"restart", restart},
+                 {"block_steps", t.result.iterations},
+                 {"total_iterations", t.result.iterations * s},
+                 {"status", solvers::to_string(t.result.status)}, {"seconds", t.seconds},
+                 {"paper_total_iterations",
+                  p != paper.end() ? json(p->second.second) : json(nullptr)}});
+        }
+    });
+    return doc;
+}
+
+}  // namespace kbench::harness
