@@ -224,7 +224,7 @@ double calibrate_beta(Device device, const Csr<double>& a, spmv::SpmvOperator<do
 
 /// gamma(s): seconds per flop of one block CGS pass of an n x s block against a basis of
 /// gamma_basis_columns columns (C = Q^T W and W -= Q C: 4 n kq s flops), measured on the solver's
-/// own kernels (ortho::borth cgs on the GPU, Eigen on the CPU). s = 1 is GMRES's shape.
+/// own kernels (two cuBLAS DGEMMs on the GPU, as BGMRES's block CGS; Eigen on the CPU). s = 1 is GMRES's shape.
 std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::vector<int>& s_values)
 {
     const int kq = gamma_basis_columns, s_max = s_values.back();
@@ -234,13 +234,17 @@ std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::
         ortho::GpuContext ctx;
         const std::vector<double> q_host = random_block(n, kq), w_host = random_block(n, s_max);
         device_buffer<double> q(q_host), w(w_host), c(static_cast<std::size_t>(kq) * s_max);
+        const int rows = static_cast<int>(n);
         for (int s : s_values) {
-            device_buffer<unsigned char> ws(
-                ortho::borth_workspace_bytes(ortho::BorthMethod::cgs, n, kq, s, sizeof(double)));
+            const double one = 1.0, zero = 0.0, minus_one = -1.0;
             const double t = time_events(
                 [&](cudaStream_t) {
-                    ortho::borth(ortho::BorthMethod::cgs, ctx.handles(), n, kq, q.data(), n, s,
-                                 w.data(), n, c.data(), kq, ws.data(), ws.bytes());
+                    KBENCH_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_T, CUBLAS_OP_N, kq, s,
+                                                    rows, &one, q.data(), rows, w.data(), rows,
+                                                    &zero, c.data(), kq));
+                    KBENCH_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, s,
+                                                    kq, &minus_one, q.data(), rows, c.data(), kq,
+                                                    &one, w.data(), rows));
                 },
                 ctx.stream, 2, 10);
             gamma[s] = t / flops(s);

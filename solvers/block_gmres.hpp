@@ -55,7 +55,7 @@ SolveResult block_gmres_cpu(const Csr<T>& a, int s, const std::vector<T>& B, std
                             const BlockGmresOptions& options);
 
 /// Block GMRES on the GPU, the same steps as block_gmres_cpu: W = A V_j by the operator's SpMM
-/// (SpmvOperator::apply_block), block CGS2 by ortho::borth (cgs2) in chunks of the basis, TSQR by
+/// (SpmvOperator::apply_block), block CGS2 by two cuBLAS GEMMs per pass over the basis, TSQR by
 /// ortho::tsqr (options.tsqr, CAQR when it fails), the least squares on the host (one copy of
 /// the block's Hessenberg columns per step) and X += V Y by cuBLAS GEMM. B and X: n x s DEVICE
 /// blocks, column-major, ld n; work on handles.stream (cuBLAS and cuSOLVER bound to it), and the

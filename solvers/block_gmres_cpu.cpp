@@ -89,11 +89,11 @@ struct CpuBackend {
     bool block_step(int j, int sa, T* C, T* Rn)
     {
         const auto basis = v.leftCols(static_cast<Eigen::Index>(j + 1) * sa);
-        w = A * block(j, sa);                      // SpMM
+        w.noalias() = A * block(j, sa);            // SpMM
         Matrix<T> coef = basis.transpose() * w;    // block CGS2
-        w -= basis * coef;
+        w.noalias() -= basis * coef;
         const Matrix<T> coef2 = basis.transpose() * w;
-        w -= basis * coef2;
+        w.noalias() -= basis * coef2;
         Eigen::Map<Matrix<T>>(C, basis.cols(), sa) = coef + coef2;
         const bool full_rank = orthonormalize(w, rr, tsqr);
         block(j + 1, sa) = w;
@@ -129,9 +129,9 @@ struct CpuBackend {
                                                                        (j + 2),
                                                                j + 1);
             hc = basis.transpose() * w.col(c);  // CGS2
-            w.col(c) -= basis * hc;
+            w.col(c).noalias() -= basis * hc;
             const Eigen::Matrix<T, Eigen::Dynamic, 1> h2 = basis.transpose() * w.col(c);
-            w.col(c) -= basis * h2;
+            w.col(c).noalias() -= basis * h2;
             hc += h2;
             const T norm = w.col(c).norm();
             h[static_cast<std::size_t>(c) * (j + 2) + j + 1] = norm;

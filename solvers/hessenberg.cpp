@@ -1,6 +1,7 @@
 // Givens least squares of GMRES and block GMRES (declarations in solvers/hessenberg.hpp).
 #include "solvers/hessenberg.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -16,7 +17,8 @@ HessenbergLsq<T>::HessenbergLsq(int m, int s) : m_(m), s_(s)
                                     ", expected both >= 1");
     const auto rows = static_cast<std::size_t>(m + 1) * s;
     const auto cols = static_cast<std::size_t>(m) * s;
-    r_.assign(rows * cols, T(0));
+    // R grows a column at a time (add_column): a non-restarted solve sizes m for the most steps
+    // it may take, and zero-filling (m + 1) s x m s values up front cost more than short solves.
     cos_.assign(cols * s, T(1));
     sin_.assign(cols * s, T(0));
     g_.assign(rows * s, T(0));
@@ -61,6 +63,10 @@ HessenbergStatus HessenbergLsq<T>::add_column(const T* h)
     for (int i = 0; i <= c + s_; ++i)
         if (!std::isfinite(static_cast<double>(h[i]))) return HessenbergStatus::non_finite;
     const std::size_t rows = rows_capacity();
+    if (r_.size() < static_cast<std::size_t>(c + 1) * rows)
+        r_.resize(std::min(std::max(r_.size() * 2, static_cast<std::size_t>(c + 1) * rows),
+                           rows * static_cast<std::size_t>(m_) * s_),
+                  T(0));
     T* col = r_.data() + static_cast<std::size_t>(c) * rows;
     for (int i = 0; i <= c + s_; ++i) col[i] = h[i];
     // The rotations of the previous columns, in the order they were made.

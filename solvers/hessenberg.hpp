@@ -62,7 +62,7 @@ private:
     int m_;
     int s_;
     int cols_ = 0;
-    std::vector<T> r_;            // (m + 1) s x m s
+    std::vector<T> r_;            // (m + 1) s x (columns so far), grown by add_column
     std::vector<T> cos_, sin_;    // s rotations per column
     std::vector<T> g_;            // (m + 1) s x s
 };
