@@ -93,7 +93,7 @@ public:
         o.restart = restart > 0 ? restart : iteration_cap;
         o.max_iterations = iteration_cap;
         o.tolerance = tolerance;
-        return repeat([&] {
+        return repeat(reps_, [&] {
             if (device_ == Device::gpu) {
                 zero_x(1);
                 return solvers::gmres(*op_, db_.data() + column * n_, dx_.data(), o, ctx_.stream);
@@ -103,10 +103,12 @@ public:
             return solvers::gmres_cpu(a_, bk, x, o);
         });
     }
-    Timed block(bool pseudo, int s, int restart, int max_block_steps = iteration_cap)
+    Timed block(bool pseudo, int s, int restart, int max_block_steps = iteration_cap,
+                bool detailed = false)
     {
         solvers::BlockGmresOptions o;
         o.tolerance = tolerance;
+        o.detailed = detailed;
         if (restart > 0) {
             o.restart = restart;
             o.max_iterations = max_block_steps;
@@ -114,7 +116,7 @@ public:
             o.max_iterations = std::min(iteration_cap, basis_cap / s);
             o.restart = o.max_iterations;
         }
-        return repeat([&] {
+        return repeat(detailed ? 1 : reps_, [&] {
             if (device_ == Device::gpu) {
                 zero_x(s);
                 return pseudo ? solvers::pseudo_block_gmres(*op_, s, db_.data(), dx_.data(), o,
@@ -135,11 +137,11 @@ private:
         KBENCH_CUDA_CHECK(cudaMemsetAsync(dx_.data(), 0, sizeof(double) * n_ * s, ctx_.stream));
     }
     template <typename F>
-    Timed repeat(F&& solve)
+    Timed repeat(int reps, F&& solve)
     {
         Timed t;
         std::vector<double> seconds;
-        for (int r = 0; r < reps_; ++r) {
+        for (int r = 0; r < reps; ++r) {
             t.result = solve();
             seconds.push_back(t.result.seconds);
         }
@@ -191,6 +193,44 @@ double calibrate_alpha(Device device, const models::SpmvMachine& figures)
             const SolveResult res = solvers::gmres_cpu(a, b, x, o);
             if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
         }
+    }
+    return median(per_step);
+}
+
+/// alpha of the block methods: seconds per block step at s = 1 (restart 30, 30 steps, tolerance
+/// 0) on latency_matrix(): the fixed costs of a step of that method (its launches and host round
+/// trips: BGMRES's TSQR has two, its Hessenberg copy one), which differ from GMRES's.
+double calibrate_block_alpha(Device device, bool pseudo, const models::SpmvMachine& figures)
+{
+    const Csr<double>& a = latency_matrix();
+    solvers::BlockGmresOptions o;
+    o.restart = 30;
+    o.max_iterations = 30;
+    o.tolerance = 0.0;
+    o.stagnation_cycles = 0;
+    const std::vector<double> b(static_cast<std::size_t>(a.num_rows), 1.0);
+    std::vector<double> per_step;
+    std::optional<spmv::SpmvOperator<double>> op;
+    ortho::GpuContext ctx;
+    device_buffer<double> db, dx;
+    if (device == Device::gpu) {
+        op.emplace(a, spmv::Policy{"auto"}, figures);
+        db = device_buffer<double>(b);
+        dx = device_buffer<double>(b.size());
+    }
+    for (int r = 0; r < 7; ++r) {
+        SolveResult res;
+        if (device == Device::gpu) {
+            KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, sizeof(double) * b.size(), ctx.stream));
+            res = pseudo ? solvers::pseudo_block_gmres(*op, 1, db.data(), dx.data(), o,
+                                                       ctx.handles())
+                         : solvers::block_gmres(*op, 1, db.data(), dx.data(), o, ctx.handles());
+        } else {
+            std::vector<double> x(b.size(), 0.0);
+            res = pseudo ? solvers::pseudo_block_gmres_cpu(a, 1, b, x, o)
+                         : solvers::block_gmres_cpu(a, 1, b, x, o);
+        }
+        if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
     }
     return median(per_step);
 }
@@ -266,20 +306,36 @@ std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::
     return gamma;
 }
 
+/// The calibrated costs of one device and matrix. alpha is per method (kbench's refinement:
+/// boman2022 has one alpha): alpha for a GMRES step, alpha_block for a BGMRES block step,
+/// alpha_pseudo for a pseudo-block step.
 struct Costs {
-    double alpha = 0.0, beta = 0.0;
+    double alpha = 0.0, alpha_block = 0.0, alpha_pseudo = 0.0, beta = 0.0;
     std::map<int, double> gamma;
-    models::LatencyBandwidthCosts at(int s) const { return {alpha, beta, gamma.at(s)}; }
+    models::LatencyBandwidthCosts at(double step_alpha, int s) const
+    {
+        return {step_alpha, beta, gamma.at(s)};
+    }
     json to_json() const
     {
         json g = json::object();
         for (const auto& [s, v] : gamma) g[std::to_string(s)] = v;
-        return {{"alpha", alpha}, {"beta", beta}, {"gamma", g}};
+        return {{"alpha", alpha}, {"alpha_block", alpha_block}, {"alpha_pseudo", alpha_pseudo},
+                {"beta", beta}, {"gamma", g}};
     }
 };
 
 // ------------------------------------------------------------------------------ the sweep
 bool converged(const SolveResult& r) { return r.status == SolveStatus::converged; }
+
+/// A detailed solve's phases: {name: {"seconds", "calls"}} in execution order of first use.
+json phases_json(const SolveResult& r)
+{
+    json out = json::array();
+    for (const solvers::PhaseTime& p : r.phases)
+        out.push_back({{"name", p.name}, {"seconds", p.seconds}, {"calls", p.calls}});
+    return out;
+}
 json ratio_or_null(double num, double den, bool ok)
 {
     return ok && den > 0.0 ? json(num / den) : json(nullptr);
@@ -339,6 +395,12 @@ void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr
         e["pseudo_seconds"] = pseudo.seconds;
         e["pseudo_iterations"] = pseudo.result.iterations;
         e["pseudo_status"] = solvers::to_string(pseudo.result.status);
+        if (device == Device::gpu) {  // where a block step's time goes (a separate, synced solve)
+            e["bgmres_phases"] = phases_json(solvers.block(false, s, restart, iteration_cap,
+                                                           true).result);
+            e["pseudo_phases"] = phases_json(solvers.block(true, s, restart, iteration_cap,
+                                                           true).result);
+        }
         e["speedup_block"] = ratio_or_null(t_gmres, block.seconds, g_ok && converged(block.result));
         e["speedup_pseudo"] =
             ratio_or_null(t_gmres, pseudo.seconds, g_ok && converged(pseudo.result));
@@ -346,12 +408,14 @@ void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr
         // (gamma(1)), BGMRES a block of s (gamma(s)).
         const auto model = [&](double m_single, double m_block, double m_pseudo) {
             const double tg = models::model_time(
-                models::counts_s_gmres(problem, s, m_single, model_restart), costs.at(1));
+                models::counts_s_gmres(problem, s, m_single, model_restart),
+                costs.at(costs.alpha, 1));
             const double tb = models::model_time(
-                models::counts_bgmres(problem, s, m_block, model_restart), costs.at(s));
+                models::counts_bgmres(problem, s, m_block, model_restart),
+                costs.at(costs.alpha_block, s));
             const double tp = models::model_time(
                 models::counts_pseudo_block_gmres(problem, s, m_pseudo, model_restart),
-                costs.at(1));
+                costs.at(costs.alpha_pseudo, 1));
             return std::pair{tg / tb, tg / tp};
         };
         const auto [mb, mp] = model(its, block.result.iterations, pseudo.result.iterations);
@@ -405,7 +469,9 @@ json run_block_speedup_study(const StudyRun& run)
              "T(s x GMRES) is the sum of the first s single-vector solves (columns 0..s-1), each "
              "the median of the repetitions; BGMRES and pseudo-block GMRES solve columns 0..s-1 "
              "together",
-             "alpha: seconds per GMRES step on a 256-row matrix (fixed costs of a step); beta: "
+             "alpha: seconds per step on a 256-row matrix (the fixed costs of a step), measured "
+             "per method (GMRES; BGMRES and pseudo-block GMRES at s = 1): kbench's refinement of "
+             "boman2022's single alpha; beta: "
              "seconds per non-zero of one SpMV of the matrix; gamma(s): seconds per flop of one "
              "block CGS pass of n x s against 128 basis columns, one pass counted as the model "
              "does (the solvers run two)",
@@ -414,8 +480,13 @@ json run_block_speedup_study(const StudyRun& run)
     for (int r : cpu_restarts) ctx["restarts"]["cpu"].push_back(restart_json(r));
     const models::SpmvMachine figures =
         run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
-    const Costs latency{calibrate_alpha(Device::gpu, figures), 0.0, {}};
-    const double cpu_alpha = calibrate_alpha(Device::cpu, figures);
+    Costs latency[2];  // per device: the three alphas, measured once
+    for (Device device : {Device::gpu, Device::cpu}) {
+        Costs& c = latency[device == Device::gpu ? 0 : 1];
+        c.alpha = calibrate_alpha(device, figures);
+        c.alpha_block = calibrate_block_alpha(device, false, figures);
+        c.alpha_pseudo = calibrate_block_alpha(device, true, figures);
+    }
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
@@ -426,8 +497,7 @@ json run_block_speedup_study(const StudyRun& run)
             const bool gpu = device == Device::gpu;
             const std::vector<int>& s_values = gpu ? gpu_s : cpu_s;
             Solvers solvers(device, a, b, s_values.back(), figures, gpu ? gpu_reps : 1);
-            Costs costs;
-            costs.alpha = gpu ? latency.alpha : cpu_alpha;
+            Costs costs = latency[gpu ? 0 : 1];
             costs.beta = calibrate_beta(
                 device, a, const_cast<spmv::SpmvOperator<double>*>(solvers.op()));
             costs.gamma = calibrate_gamma(device, a.num_rows, s_values);
@@ -479,7 +549,9 @@ json run_vanbody_study(const StudyRun& run)
              {"restart = round(4270 / s) block steps, the pairing of boman2022's table (a basis "
               "of about 4270 vectors); s = 64 replaces s = 70, beyond the GPU kernels' 64 "
               "columns",
-              "total_iterations = block steps x s",
+              "boman2022's total iterations are block steps (Belos counts a block step as one "
+              "iteration; its s = 70 row, 243 at restart 61, rules out block steps x s); "
+              "basis_vectors = block steps x s",
               "at most 600 block steps per solve (boman2022's largest count is 493)"}}};
         const std::vector<double> b = random_block(a.num_rows, s_values.back());
         Solvers solvers(Device::gpu, a, b, s_values.back(), figures, 1);
@@ -495,7 +567,8 @@ json run_vanbody_study(const StudyRun& run)
                  {"figure", "vanbody"}, {"device", "gpu"}, {"matrix", entry.name},
                  {"n", a.num_rows}, {"nnz", a.nnz()}, {"s", s}, {"restart", restart},
                  {"block_steps", t.result.iterations},
-                 {"total_iterations", t.result.iterations * s},
+                 {"basis_vectors", t.result.iterations * s},
+                 {"true_residual", t.result.true_residual},
                  {"status", solvers::to_string(t.result.status)}, {"seconds", t.seconds},
                  {"paper_total_iterations",
                   p != paper.end() ? json(p->second.second) : json(nullptr)}});

@@ -87,6 +87,7 @@ struct GpuBackend {
     device_buffer<unsigned char> ws;
     std::vector<T> host;
     std::vector<const T*> dot_ptrs;
+    detail::PhaseLog log;
 
     GpuBackend(spmv::SpmvOperator<T>& op, int rhs, const T* B, T* X, int restart,
                ortho::TsqrMethod tsqr, const ortho::GpuHandles& handles)
@@ -159,6 +160,7 @@ struct GpuBackend {
         ortho::TsqrOutcome o =
             ortho::tsqr(method, hd, n, k, W, n, R, k, ws.data(), ws.bytes());
         if (o.status != ortho::TsqrStatus::ok && method != ortho::TsqrMethod::caqr) {
+            if (log.on) log.add("TSQR fallback (CAQR)", 0.0);
             copy_d2d(W, scratch.data(), n * k);
             o = ortho::tsqr(ortho::TsqrMethod::caqr, hd, n, k, W, n, R, k, ws.data(),
                             ws.bytes());
@@ -180,11 +182,15 @@ struct GpuBackend {
     bool block_step(int j, int sa, T* C, T* Rn)
     {
         T* w = col(v, std::int64_t(j + 1) * sa);
-        a.apply_block(T(1), col(v, std::int64_t(j) * sa), n, T(0), w, n, sa, hd.stream);  // SpMM
+        const auto sync_stream = [this] { sync(); };
+        log.time("SpMM W = A V_j", sync_stream, [&] {
+            a.apply_block(T(1), col(v, std::int64_t(j) * sa), n, T(0), w, n, sa, hd.stream);
+        });
         // Block CGS2 against V_0..V_j by cuBLAS GEMM over the whole basis: C1 = V^T W,
         // W -= V C1, C2 = V^T W, W -= V C2 (C = C1 + C2, summed on the host).
         const int basis = (j + 1) * sa;
         const auto ncoef = static_cast<std::size_t>(basis) * sa;
+        log.time("block CGS2", sync_stream, [&] {
         for (int pass = 0; pass < 2; ++pass) {
             T* c = coef.data() + pass * ncoef;
             KBENCH_CUBLAS_CHECK(gemm(hd.blas, CUBLAS_OP_T, basis, sa, static_cast<int>(n), T(1),
@@ -193,7 +199,9 @@ struct GpuBackend {
                                      v.data(), n, c, basis, T(1), w, n));
         }
         to_host(host.data(), coef.data(), 2 * ncoef);
-        const bool full_rank = orthonormalize(w, sa, Rn);  // returns after the copy too
+        });
+        const bool full_rank =  // returns after the copy too
+            log.time("TSQR", sync_stream, [&] { return orthonormalize(w, sa, Rn); });
         for (std::size_t i = 0; i < ncoef; ++i) C[i] = host[i] + host[ncoef + i];
         return full_rank;
     }
@@ -233,18 +241,25 @@ struct GpuBackend {
     {
         const std::int64_t ld = n * sa, stride = m + 1;
         T* w = col(v, std::int64_t(j + 1) * sa);
-        a.apply_block(T(1), col(v, std::int64_t(j) * sa), n, T(0), w, n, sa, hd.stream);  // SpMM
+        const auto sync_stream = [this] { sync(); };
+        log.time("SpMM", sync_stream, [&] {
+            a.apply_block(T(1), col(v, std::int64_t(j) * sa), n, T(0), w, n, sa, hd.stream);
+        });
         T* pass[2] = {coef.data(), coef.data() + stride * sa};
         T* norm2 = coef.data() + 2 * stride * sa;
+        log.time("batched CGS2", sync_stream, [&] {
         for (T* p : pass) {  // CGS2, all right-hand sides at once
             KBENCH_CUBLAS_CHECK(gemv_batched(hd.blas, CUBLAS_OP_T, n, j + 1, T(1), v.data(), ld, n,
                                              w, n, T(0), p, stride, sa));
             KBENCH_CUBLAS_CHECK(gemv_batched(hd.blas, CUBLAS_OP_N, n, j + 1, T(-1), v.data(), ld,
                                              n, p, stride, T(1), w, n, sa));
         }
-        norms2(w, sa, norm2);
-        scale(w, sa, norm2);
-        to_host(host.data(), coef.data(), static_cast<std::size_t>(2 * stride + 1) * sa);
+        });
+        log.time("norms and scaling", sync_stream, [&] {
+            norms2(w, sa, norm2);
+            scale(w, sa, norm2);
+            to_host(host.data(), coef.data(), static_cast<std::size_t>(2 * stride + 1) * sa);
+        });
         sync();
         for (int c = 0; c < sa; ++c) {
             T* hc = h + static_cast<std::size_t>(c) * (j + 2);

@@ -33,6 +33,14 @@ struct BlockGmresOptions {
     /// Stop when this many consecutive cycles leave the largest relative residual unchanged
     /// (reduced by less than a relative 1e-12). 0: never.
     int stagnation_cycles = 3;
+    /// Detailed run: the solve split into phases (block GMRES: "SpMM W = A V_j", "block CGS2",
+    /// "TSQR", "least squares (host)", "X update", "residual"; pseudo-block GMRES: "SpMM",
+    /// "batched CGS2", "norms and scaling", the same last three), each bracketed by a
+    /// synchronization and timed by the host clock, in SolveResult::phases (seconds summed over
+    /// the solve, calls = times it ran). Block GMRES adds "TSQR fallback (CAQR)" whose calls
+    /// count the blocks CAQR had to redo (its seconds are inside "TSQR"). The synchronizations
+    /// cost time: time a solve in a run without it.
+    bool detailed = false;
 };
 
 /// Solves A X = B for s right-hand sides with restarted block GMRES on the CPU. a: n x n host

@@ -54,6 +54,7 @@ struct CpuBackend {
     int m;
     ortho::TsqrMethod tsqr;
     Matrix<T> r, v, w, rr;
+    detail::PhaseLog log;  // the cycle's phases; the CPU splits a step no further
 
     CpuBackend(const Csr<T>& a, int s, const std::vector<T>& B, std::vector<T>& X, int restart,
                ortho::TsqrMethod method)
@@ -63,6 +64,7 @@ struct CpuBackend {
     {
     }
     int rhs() const { return static_cast<int>(b.cols()); }
+    void sync() const {}
     Eigen::Index n() const { return b.rows(); }
     void norms_b(double* out) const
     {

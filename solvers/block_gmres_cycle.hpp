@@ -36,6 +36,43 @@
 
 namespace kbench::solvers::detail {
 
+/// The phase times of a detailed run (BlockGmresOptions::detailed): time(name, sync, f) runs f
+/// and, when on, adds its host-clock seconds between two sync() calls to the phase `name`.
+struct PhaseLog {
+    bool on = false;
+    std::vector<PhaseTime> phases;
+
+    template <typename Sync, typename F>
+    decltype(auto) time(const char* name, Sync&& sync, F&& f)
+    {
+        if (!on) return f();
+        sync();
+        const auto t0 = std::chrono::steady_clock::now();
+        struct Stop {  // also when f returns a value
+            PhaseLog& log;
+            const char* name;
+            Sync& sync;
+            std::chrono::steady_clock::time_point t0;
+            ~Stop()
+            {
+                sync();
+                log.add(name, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                            t0).count());
+            }
+        } stop{*this, name, sync, t0};
+        return f();
+    }
+    /// Adds `seconds` and one call to the phase `name` (created in first-use order).
+    void add(const char* name, double seconds)
+    {
+        auto it = std::find_if(phases.begin(), phases.end(),
+                               [&](const PhaseTime& p) { return p.name == name; });
+        if (it == phases.end()) it = phases.insert(phases.end(), PhaseTime{name, "", 0.0, 0});
+        it->seconds += seconds;
+        ++it->calls;
+    }
+};
+
 /// Block steps per cycle: the restart length, but no more than the iterations allow.
 inline int block_restart_length(const BlockGmresOptions& o)
 {
@@ -49,6 +86,7 @@ template <typename Backend, typename Cycle>
 SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
 {
     const int s = be.rhs();
+    be.log.on = o.detailed;
     std::vector<double> scale(static_cast<std::size_t>(s)), rel(scale.size());
     be.norms_b(scale.data());
     for (double& v : scale) v = v > 0.0 ? 1.0 / v : 1.0;
@@ -56,7 +94,7 @@ SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
     result.status = SolveStatus::max_iterations;
     const auto t0 = std::chrono::steady_clock::now();
     auto measure = [&] {
-        be.residual(rel.data());
+        be.log.time("residual", [&] { be.sync(); }, [&] { be.residual(rel.data()); });
         for (int k = 0; k < s; ++k) rel[k] *= scale[k];
         return *std::max_element(rel.begin(), rel.end());
     };
@@ -97,6 +135,7 @@ SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.true_residual = measure();
+    result.phases = be.log.phases;
     return result;
 }
 
@@ -139,18 +178,22 @@ SolveResult run_block_gmres(Backend& be, const BlockGmresOptions& o)
             Rn.assign(static_cast<std::size_t>(sa) * sa, T(0));
             const bool full_rank = be.block_step(j, sa, C.data(), Rn.data());
             // Column j sa + c of H: C(:, c) over the basis, then Rn(0..c, c), zeros below.
-            for (int c = 0; c < sa && !failed; ++c) {
-                h.assign(static_cast<std::size_t>(rows_above + sa), T(0));
-                for (int i = 0; i < rows_above; ++i) h[i] = C[i + c * rows_above];
-                if (full_rank)
-                    for (int i = 0; i <= c; ++i) h[rows_above + i] = Rn[i + c * sa];
-                const HessenbergStatus hs = lsq.add_column(h.data());
+            be.log.time("least squares (host)", [] {}, [&] {
+                const std::size_t ldh = static_cast<std::size_t>(rows_above) + sa;
+                h.assign(ldh * sa, T(0));
+                for (int c = 0; c < sa; ++c) {
+                    T* hc = h.data() + c * ldh;
+                    for (int i = 0; i < rows_above; ++i) hc[i] = C[i + c * rows_above];
+                    if (full_rank)
+                        for (int i = 0; i <= c; ++i) hc[rows_above + i] = Rn[i + c * sa];
+                }
+                const HessenbergStatus hs = lsq.add_columns(h.data(), ldh, sa);
                 if (hs != HessenbergStatus::ok) {
                     result.status = hessenberg_failure(hs);
-                    result.detail = hessenberg_detail(hs, j * sa + c, result.iterations + 1);
+                    result.detail = hessenberg_detail(hs, lsq.columns(), result.iterations + 1);
                     failed = true;
                 }
-            }
+            });
             if (failed) break;
             ++result.iterations;
             // Converged columns keep their residual; the active ones take the estimates.
@@ -160,7 +203,9 @@ SolveResult run_block_gmres(Backend& be, const BlockGmresOptions& o)
             result.residual_history.push_back(estimate);
             if (!full_rank || estimate <= o.tolerance) break;
         }
-        if (lsq.columns() > 0) be.block_update(active, lsq.columns(), lsq.solve());
+        if (lsq.columns() > 0)
+            be.log.time("X update", [&] { be.sync(); },
+                        [&] { be.block_update(active, lsq.columns(), lsq.solve()); });
         return !failed;
     };
     return run_restarts(be, o, cycle);
@@ -190,6 +235,7 @@ SolveResult run_pseudo_block_gmres(Backend& be, const BlockGmresOptions& o)
         for (int j = 0; j < m && result.iterations < o.max_iterations; ++j) {
             h.assign(static_cast<std::size_t>(j + 2) * sa, T(0));
             be.pseudo_step(j, sa, h.data());
+            be.log.time("least squares (host)", [] {}, [&] {
             for (int c = 0; c < sa && !failed; ++c) {
                 if (frozen[c]) continue;
                 const T* hc = h.data() + static_cast<std::size_t>(c) * (j + 2);
@@ -208,6 +254,7 @@ SolveResult run_pseudo_block_gmres(Backend& be, const BlockGmresOptions& o)
                                      10.0 * std::numeric_limits<T>::epsilon() * std::sqrt(norm2));
                 if (happy || rel[active[c]] <= o.tolerance) frozen[c] = 1;
             }
+            });
             if (failed) break;
             ++result.iterations;
             result.residual_history.push_back(*std::max_element(rel.begin(), rel.end()));
@@ -221,7 +268,9 @@ SolveResult run_pseudo_block_gmres(Backend& be, const BlockGmresOptions& o)
             const std::vector<T> yc = lsq[c].solve();
             y.insert(y.end(), yc.begin(), yc.end());
         }
-        if (!y.empty()) be.pseudo_update(active, cols, y);
+        if (!y.empty())
+            be.log.time("X update", [&] { be.sync(); },
+                        [&] { be.pseudo_update(active, cols, y); });
         return !failed;
     };
     return run_restarts(be, o, cycle);

@@ -1,6 +1,8 @@
 // Givens least squares of GMRES and block GMRES (declarations in solvers/hessenberg.hpp).
 #include "solvers/hessenberg.hpp"
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -56,40 +58,68 @@ void HessenbergLsq<T>::rotate(T* x, std::size_t stride, int count, int top, T c,
 template <typename T>
 HessenbergStatus HessenbergLsq<T>::add_column(const T* h)
 {
-    if (cols_ >= m_ * s_)
-        throw std::logic_error("HessenbergLsq::add_column: all " + std::to_string(m_ * s_) +
-                               " columns are in; call reset() first");
-    const int c = cols_;
-    for (int i = 0; i <= c + s_; ++i)
-        if (!std::isfinite(static_cast<double>(h[i]))) return HessenbergStatus::non_finite;
+    return add_columns(h, 0, 1);
+}
+
+template <typename T>
+HessenbergStatus HessenbergLsq<T>::add_columns(const T* h, std::size_t ldh, int count)
+{
+    if (count < 0 || cols_ + count > m_ * s_)
+        throw std::logic_error("HessenbergLsq::add_columns: " + std::to_string(count) +
+                               " columns after " + std::to_string(cols_) + " of " +
+                               std::to_string(m_ * s_) + "; call reset() first");
+    const int c0 = cols_;
+    // Columns up to the first non-finite one are added.
+    int usable = count;
+    for (int k = 0; k < count && usable == count; ++k)
+        for (int i = 0; i <= c0 + k + s_; ++i)
+            if (!std::isfinite(static_cast<double>(h[k * ldh + i]))) {
+                usable = k;
+                break;
+            }
     const std::size_t rows = rows_capacity();
-    if (r_.size() < static_cast<std::size_t>(c + 1) * rows)
-        r_.resize(std::min(std::max(r_.size() * 2, static_cast<std::size_t>(c + 1) * rows),
+    const std::size_t needed = static_cast<std::size_t>(c0 + usable) * rows;
+    if (r_.size() < needed)
+        r_.resize(std::min(std::max(r_.size() * 2, needed),
                            rows * static_cast<std::size_t>(m_) * s_),
                   T(0));
-    T* col = r_.data() + static_cast<std::size_t>(c) * rows;
-    for (int i = 0; i <= c + s_; ++i) col[i] = h[i];
-    // The rotations of the previous columns, in the order they were made.
-    for (int p = 0; p < c; ++p)
-        for (int l = 0; l < s_; ++l) {
-            const std::size_t q = static_cast<std::size_t>(p) * s_ + l;
-            rotate(col, rows, 1, p + s_ - 1 - l, cos_[q], sin_[q]);
-        }
-    // Zero the s entries below the diagonal, bottom up; each rotation acts on g too.
-    for (int l = 0; l < s_; ++l) {
-        const int top = c + s_ - 1 - l;
-        const T a = col[top], b = col[top + 1];
-        const T rho = std::hypot(a, b);
-        const std::size_t q = static_cast<std::size_t>(c) * s_ + l;
-        cos_[q] = rho > T(0) ? a / rho : T(1);
-        sin_[q] = rho > T(0) ? b / rho : T(0);
-        col[top] = rho;
-        col[top + 1] = T(0);
-        rotate(g_.data(), rows, s_, top, cos_[q], sin_[q]);
+    // The rotations of the columns before c0, in the order they were made, on every new
+    // column: independent chains, one per column.
+    const long long work = static_cast<long long>(c0) * s_ * usable;
+#pragma omp parallel for schedule(static) if (work > 200000)
+    for (int k = 0; k < usable; ++k) {
+        T* col = r_.data() + static_cast<std::size_t>(c0 + k) * rows;
+        for (int i = 0; i <= c0 + k + s_; ++i) col[i] = h[k * ldh + i];
+        for (int p = 0; p < c0; ++p)
+            for (int l = 0; l < s_; ++l) {
+                const std::size_t q = static_cast<std::size_t>(p) * s_ + l;
+                rotate(col, rows, 1, p + s_ - 1 - l, cos_[q], sin_[q]);
+            }
     }
-    if (!(std::abs(col[c]) > T(0))) return HessenbergStatus::singular;
-    cols_ = c + 1;
-    return HessenbergStatus::ok;
+    for (int k = 0; k < usable; ++k) {
+        const int c = c0 + k;
+        T* col = r_.data() + static_cast<std::size_t>(c) * rows;
+        for (int p = c0; p < c; ++p)  // the rotations of this call's earlier columns
+            for (int l = 0; l < s_; ++l) {
+                const std::size_t q = static_cast<std::size_t>(p) * s_ + l;
+                rotate(col, rows, 1, p + s_ - 1 - l, cos_[q], sin_[q]);
+            }
+        // Zero the s entries below the diagonal, bottom up; each rotation acts on g too.
+        for (int l = 0; l < s_; ++l) {
+            const int top = c + s_ - 1 - l;
+            const T a = col[top], b = col[top + 1];
+            const T rho = std::hypot(a, b);
+            const std::size_t q = static_cast<std::size_t>(c) * s_ + l;
+            cos_[q] = rho > T(0) ? a / rho : T(1);
+            sin_[q] = rho > T(0) ? b / rho : T(0);
+            col[top] = rho;
+            col[top + 1] = T(0);
+            rotate(g_.data(), rows, s_, top, cos_[q], sin_[q]);
+        }
+        if (!(std::abs(col[c]) > T(0))) return HessenbergStatus::singular;
+        cols_ = c + 1;
+    }
+    return usable < count ? HessenbergStatus::non_finite : HessenbergStatus::ok;
 }
 
 template <typename T>
@@ -107,16 +137,15 @@ T HessenbergLsq<T>::residual(int k) const
 template <typename T>
 std::vector<T> HessenbergLsq<T>::solve() const
 {
-    const std::size_t rows = rows_capacity();
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    using Strided = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+    const auto rows = static_cast<Eigen::Index>(rows_capacity());
     std::vector<T> y(static_cast<std::size_t>(cols_) * s_);
-    for (int k = 0; k < s_; ++k) {
-        T* yk = y.data() + static_cast<std::size_t>(k) * cols_;
-        for (int i = cols_ - 1; i >= 0; --i) {
-            T sum = g_[static_cast<std::size_t>(k) * rows + i];
-            for (int c = i + 1; c < cols_; ++c) sum -= r_[c * rows + i] * yk[c];
-            yk[i] = sum / r_[i * rows + i];
-        }
-    }
+    if (cols_ == 0) return y;
+    const Strided r(r_.data(), cols_, cols_, Eigen::OuterStride<>(rows));
+    Eigen::Map<Matrix> out(y.data(), cols_, s_);
+    out = Strided(g_.data(), cols_, s_, Eigen::OuterStride<>(rows));
+    r.template triangularView<Eigen::Upper>().solveInPlace(out);
     return y;
 }
 

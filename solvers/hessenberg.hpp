@@ -42,6 +42,14 @@ public:
     /// std::logic_error when m s columns are already in. A status other than ok leaves the
     /// column out (singular: the new diagonal entry of R is 0).
     HessenbergStatus add_column(const T* h);
+    /// Adds `count` columns c0 = columns() .. c0 + count - 1 at once (block GMRES's s columns
+    /// of a block step): column k is h + k ldh, entries 0 .. c0 + k + s. The same arithmetic
+    /// as `count` add_column calls, but the rotations of the columns before c0 are applied to
+    /// all of them together, in parallel over the columns (OpenMP threads when the work is
+    /// large). Stops at the first column whose status is not ok (columns() tells which: the
+    /// columns before it are in) and returns that status. Throws std::logic_error when fewer
+    /// than `count` columns are left.
+    HessenbergStatus add_columns(const T* h, std::size_t ldh, int count);
 
     /// 2-norm of column k of G - H Y for the least-squares Y after c = columns() columns: the
     /// entries c .. c + s - 1 of G's column k; for GMRES the residual norm of right-hand side k.
@@ -50,8 +58,8 @@ public:
     /// Columns added since reset().
     int columns() const { return cols_; }
 
-    /// The least-squares solution Y: columns() x s, column-major, ld columns(), by back
-    /// substitution R Y = G.
+    /// The least-squares solution Y: columns() x s, column-major, ld columns(), by a
+    /// triangular solve R Y = G (Eigen's blocked solve for the s right-hand sides).
     std::vector<T> solve() const;
 
 private:

@@ -136,6 +136,34 @@ TEST(BlockGmresCpu, BadArgumentsThrow)
     EXPECT_THROW(block_gmres_cpu(a, 2, b, x, o), std::invalid_argument);
 }
 
+TEST(BlockGmresCpu, DetailedRunReportsTheCyclePhasesWithTheSameSolution)
+{
+    const Csr<double>& a = matrix();
+    const auto b = random_block(a.num_rows, 3, 5);
+    BlockGmresOptions o;
+    o.restart = 10;
+    o.tolerance = 1e-10;
+    std::vector<double> x(b.size(), 0.0), xd(b.size(), 0.0);
+    const SolveResult plain = block_gmres_cpu(a, 3, b, x, o);
+    EXPECT_TRUE(plain.phases.empty());
+    o.detailed = true;
+    const SolveResult detailed = block_gmres_cpu(a, 3, b, xd, o);
+    ASSERT_EQ(detailed.status, SolveStatus::converged) << detailed.detail;
+    EXPECT_EQ(detailed.iterations, plain.iterations);
+    EXPECT_EQ(x, xd);  // timing changes no arithmetic
+    std::vector<std::string> names;
+    for (const PhaseTime& p : detailed.phases) {
+        names.push_back(p.name);
+        EXPECT_GE(p.seconds, 0.0) << p.name;
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"residual", "least squares (host)", "X update"}));
+    // One least-squares phase per block step; one residual at the start and after each cycle.
+    EXPECT_EQ(detailed.phases[1].calls, detailed.iterations);
+    const int cycles = (detailed.iterations + o.restart - 1) / o.restart;
+    EXPECT_EQ(detailed.phases[2].calls, cycles);
+    EXPECT_EQ(detailed.phases[0].calls, cycles + 2);  // + the final true residual
+}
+
 TEST(PseudoBlockGmresCpu, EachColumnTakesItsSingleGmresSteps)
 {
     const Csr<double>& a = matrix();

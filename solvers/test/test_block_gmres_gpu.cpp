@@ -102,6 +102,41 @@ TEST(BlockGmresGpu, BothMethodsMatchTheCpuSolversRestartedOrNot)
     }
 }
 
+TEST(BlockGmresGpu, DetailedRunTimesEveryPhaseOfEveryStep)
+{
+    KBENCH_REQUIRE_GPU();
+    const Csr<double>& a = matrix();
+    const auto b = random_block(a.num_rows, 4, 17);
+    BlockGmresOptions o;
+    o.restart = 12;
+    o.tolerance = 1e-10;
+    const Solve<double> plain = solve_gpu(Method::block, a, 4, b, o);
+    o.detailed = true;
+    for (Method method : {Method::block, Method::pseudo}) {
+        const Solve<double> r = solve_gpu(method, a, 4, b, o);
+        ASSERT_EQ(r.result.status, SolveStatus::converged) << r.result.detail;
+        if (method == Method::block) {
+            EXPECT_EQ(r.result.iterations, plain.result.iterations);
+        }
+        const std::vector<std::string> per_step =
+            method == Method::block
+                ? std::vector<std::string>{"SpMM W = A V_j", "block CGS2", "TSQR",
+                                           "least squares (host)"}
+                : std::vector<std::string>{"SpMM", "batched CGS2", "norms and scaling",
+                                           "least squares (host)"};
+        double total = 0.0;
+        for (const std::string& name : per_step) {
+            const auto p = std::find_if(r.result.phases.begin(), r.result.phases.end(),
+                                        [&](const PhaseTime& q) { return q.name == name; });
+            ASSERT_NE(p, r.result.phases.end()) << name;
+            EXPECT_EQ(p->calls, r.result.iterations) << name;
+            EXPECT_GT(p->seconds, 0.0) << name;
+            total += p->seconds;
+        }
+        EXPECT_LE(total, r.result.seconds);
+    }
+}
+
 TEST(BlockGmresGpu, SinglePrecisionConverges)
 {
     KBENCH_REQUIRE_GPU();

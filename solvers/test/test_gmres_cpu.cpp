@@ -81,6 +81,35 @@ TEST(HessenbergLsq, BlockHessenbergMatchesADenseLeastSquaresSolvePerRightHandSid
     }
 }
 
+TEST(HessenbergLsq, AddingABlockOfColumnsAtOnceIsAddingThemOneByOne)
+{
+    // s = 40, 6 block steps: large enough for the threaded path of add_columns.
+    const int m = 6, s = 40, rows = (m + 1) * s, cols = m * s;
+    std::mt19937 gen(5);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(rows, cols);
+    for (int c = 0; c < cols; ++c)
+        for (int i = 0; i <= c + s; ++i) h(i, c) = u(gen) + (i == c ? 4.0 : 0.0);
+    Eigen::MatrixXd S = Eigen::MatrixXd::Identity(s, s);
+    HessenbergLsq<double> one(m, s), block(m, s);
+    one.reset(S.data(), s);
+    block.reset(S.data(), s);
+    for (int c = 0; c < cols; ++c) ASSERT_EQ(one.add_column(h.col(c).data()), HessenbergStatus::ok);
+    for (int j = 0; j < m; ++j)
+        ASSERT_EQ(block.add_columns(h.col(j * s).data(), rows, s), HessenbergStatus::ok);
+    ASSERT_EQ(block.columns(), cols);
+    EXPECT_EQ(one.solve(), block.solve());  // the same rotations in the same order
+    for (int k = 0; k < s; ++k) EXPECT_EQ(one.residual(k), block.residual(k));
+    // A non-finite column stops the block there; the columns before it are in.
+    HessenbergLsq<double> bad(m, s);
+    bad.reset(S.data(), s);
+    Eigen::MatrixXd first = h.leftCols(s);
+    first(0, 7) = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(bad.add_columns(first.data(), rows, s), HessenbergStatus::non_finite);
+    EXPECT_EQ(bad.columns(), 7);
+    EXPECT_THROW(block.add_columns(h.col(0).data(), rows, 1), std::logic_error);
+}
+
 TEST(HessenbergLsq, ReportsNonFiniteAndSingularColumns)
 {
     HessenbergLsq<double> lsq(3);
