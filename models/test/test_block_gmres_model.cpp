@@ -326,6 +326,28 @@ TEST(BlockGmresModel, SweepHelpers)
     EXPECT_DOUBLE_EQ(block_speedup(baumann, 4, 10, 10, not_restarted, {}), 1.0);
 }
 
+TEST(BlockGmresModel, CgsTwiceDoublesOnlyTheOrthogonalizationTerm)
+{
+    const KrylovProblem two{vanbody.n, vanbody.nz, 2.0};
+    for (double restart : {not_restarted, 30.0}) {
+        const KrylovCounts b1 = counts_bgmres(vanbody, 8, 40, restart);
+        const KrylovCounts b2 = counts_bgmres(two, 8, 40, restart);
+        EXPECT_DOUBLE_EQ(b2.orth_flops, 2.0 * b1.orth_flops);
+        EXPECT_DOUBLE_EQ(b2.messages, b1.messages);
+        EXPECT_DOUBLE_EQ(b2.words, b1.words);
+        EXPECT_DOUBLE_EQ(b2.spmv_flops, b1.spmv_flops);
+        EXPECT_DOUBLE_EQ(b2.qr_flops, b1.qr_flops);
+        EXPECT_DOUBLE_EQ(counts_s_gmres(two, 8, 40, restart).orth_flops,
+                         2.0 * counts_s_gmres(vanbody, 8, 40, restart).orth_flops);
+        EXPECT_DOUBLE_EQ(counts_pseudo_block_gmres(two, 8, 40, restart).orth_flops,
+                         2.0 * counts_pseudo_block_gmres(vanbody, 8, 40, restart).orth_flops);
+    }
+    EXPECT_NE(invalid_argument_message([&] {
+                  counts_bgmres({vanbody.n, vanbody.nz, 0.5}, 2, 10);
+              }).find("orth_passes"),
+              std::string::npos);
+}
+
 TEST(BlockGmresModel, BadInputThrowsNamingTheParameter)
 {
     const LatencyBandwidthCosts c{1e-5, 1e-11, 1e-13};
