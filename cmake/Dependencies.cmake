@@ -56,3 +56,40 @@ if(NOT KBENCH_PYTHON)
                       "-DKBENCH_PYTHON=/path/to/python3 for an interpreter that has them.")
 endif()
 message(STATUS "kbench: analysis interpreter ${KBENCH_PYTHON}")
+
+# Optional: the baselines of the li2012 study (solvers/spike/baselines.cmake). Each is skipped,
+# with a message, when its library is missing; nothing else depends on them.
+# LAPACKE + OpenBLAS: the CPU baseline, LAPACK dgbsv (KBENCH_HAVE_LAPACKE).
+find_path(KBENCH_LAPACKE_INCLUDE_DIR lapacke.h)
+find_library(KBENCH_LAPACKE_LIBRARY lapacke)
+find_library(KBENCH_OPENBLAS_LIBRARY NAMES openblas
+             PATH_SUFFIXES openblas-pthread openblas-openmp openblas-serial)
+if(KBENCH_LAPACKE_INCLUDE_DIR AND KBENCH_LAPACKE_LIBRARY AND KBENCH_OPENBLAS_LIBRARY)
+  set(KBENCH_HAVE_LAPACKE ON)
+  add_library(kbench_lapacke INTERFACE)
+  target_include_directories(kbench_lapacke INTERFACE ${KBENCH_LAPACKE_INCLUDE_DIR})
+  # OpenBLAS after LAPACKE: its dgbsv_ comes first in the symbol search.
+  target_link_libraries(kbench_lapacke INTERFACE ${KBENCH_LAPACKE_LIBRARY} ${KBENCH_OPENBLAS_LIBRARY})
+  include(CheckFunctionExists)
+  set(CMAKE_REQUIRED_LIBRARIES ${KBENCH_OPENBLAS_LIBRARY})
+  check_function_exists(openblas_set_num_threads KBENCH_HAVE_OPENBLAS_THREADS)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+  message(STATUS "kbench: LAPACKE ${KBENCH_LAPACKE_LIBRARY} with OpenBLAS "
+                 "${KBENCH_OPENBLAS_LIBRARY}: the dgbsv baseline is built")
+else()
+  set(KBENCH_HAVE_LAPACKE OFF)
+  message(STATUS "kbench: LAPACKE or OpenBLAS not found: install the Debian packages "
+                 "'liblapacke-dev' and 'libopenblas-dev'; the dgbsv baseline is skipped")
+endif()
+
+# cuDSS: the GPU sparse direct baseline (KBENCH_HAVE_CUDSS); cmake/FindCUDSS.cmake.
+list(APPEND CMAKE_MODULE_PATH ${PROJECT_SOURCE_DIR}/cmake)
+find_package(CUDSS QUIET)
+if(CUDSS_FOUND)
+  set(KBENCH_HAVE_CUDSS ON)
+  message(STATUS "kbench: cuDSS ${CUDSS_VERSION} at ${CUDSS_LIBRARY}: the cuDSS baseline is built")
+else()
+  set(KBENCH_HAVE_CUDSS OFF)
+  message(STATUS "kbench: cuDSS not found: pip install nvidia-cudss-cu13 or -DCUDSS_ROOT=...; "
+                 "the cuDSS baseline is skipped")
+endif()

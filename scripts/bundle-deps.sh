@@ -11,6 +11,9 @@ dir="${1:-.deps}"
 mkdir -p "$dir"
 cd "$dir"
 pkgs=(zlib1g-dev libfmt-dev libfmt9 nlohmann-json3-dev libeigen3-dev libcli11-dev
-      libbenchmark-dev libbenchmark1debian libgtest-dev)
+      libbenchmark-dev libbenchmark1debian libgtest-dev
+      # optional dgbsv baseline (li2012): LAPACKE and OpenBLAS with their dependencies, ~13 MB
+      liblapacke-dev liblapacke libtmglib-dev libtmglib3 libopenblas-dev libopenblas0
+      libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0)
 apt-get download "${pkgs[@]}"
 ls -1 "$PWD"/*.deb

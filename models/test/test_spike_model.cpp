@@ -1,0 +1,213 @@
+#include "models/spike_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace sm = kbench::models::spike;
+
+namespace {
+double phase_flops(const std::vector<sm::Phase>& phases, std::string_view name)
+{
+    for (const auto& ph : phases)
+        if (ph.name == name) return ph.count * ph.traffic.flops;
+    ADD_FAILURE() << "no phase " << name;
+    return 0.0;
+}
+}  // namespace
+
+// ---- Counts checked by hand -------------------------------------------------------------------
+
+// Tridiagonal 5 x 5: 5 + 4 + 4 entries; pentadiagonal: 5 + 2 (4 + 3); N(2K+1) - K(K+1).
+TEST(SpikeCounts, BandEntries)
+{
+    EXPECT_DOUBLE_EQ(sm::band_entries(5, 1), 13.0);
+    EXPECT_DOUBLE_EQ(sm::band_entries(5, 2), 19.0);
+    EXPECT_DOUBLE_EQ(sm::band_entries(1000, 32), 1000.0 * 65 - 32 * 33);
+    EXPECT_DOUBLE_EQ(sm::band_entries(3, 5), 9.0);  // band wider than the matrix: dense
+}
+
+// Step with r rows left below: min(K, r) divisions + 2 min(K, r)^2 update flops.
+// n = 3, K = 1: (1 + 2) + (1 + 2) = 6. n = 4, K = 2: r = 3: 2 + 8, r = 2: 2 + 8, r = 1: 1 + 2.
+TEST(SpikeCounts, BandedLuFlops)
+{
+    EXPECT_DOUBLE_EQ(sm::banded_lu(3, 1, 8).flops, 6.0);
+    EXPECT_DOUBLE_EQ(sm::banded_lu(4, 2, 8).flops, 23.0);
+    EXPECT_DOUBLE_EQ(sm::banded_ul(4, 2, 8).flops, 23.0);
+    // Leading term 2 K^2 n: (n - K)(2K^2 + K) + sum_{m<K} (m + 2 m^2).
+    const double n = 1e6, k = 32;
+    EXPECT_DOUBLE_EQ(sm::banded_lu(1000000, 32, 8).flops,
+                     (n - k) * (2 * k * k + k) + k * (k - 1) / 2 + k * (k - 1) * (2 * k - 1) / 3);
+    // Band read once and written once.
+    EXPECT_DOUBLE_EQ(sm::banded_lu(5, 1, 8).bytes_read, 13.0 * 8);
+    EXPECT_DOUBLE_EQ(sm::banded_lu(5, 1, 4).bytes_written, 13.0 * 4);
+}
+
+// Dense LU of m x m: m(m-1)/2 + m(m-1)(2m-1)/3, m = 2K: K = 1: 3, K = 2: 6 + 28 = 34.
+TEST(SpikeCounts, ReducedSystem)
+{
+    EXPECT_DOUBLE_EQ(sm::reduced_factor(1, 8).flops, 3.0);
+    EXPECT_DOUBLE_EQ(sm::reduced_factor(2, 8).flops, 34.0);
+    EXPECT_DOUBLE_EQ(sm::reduced_factor(2, 8).bytes_written, 16.0 * 8);
+    // 2 x 2 solve: unit L 2 flops, U 2 divisions + 2 flops.
+    EXPECT_DOUBLE_EQ(sm::reduced_solve(1, 8).flops, 6.0);
+    EXPECT_DOUBLE_EQ(sm::reduced_solve(1, 8).bytes(), (4.0 + 2.0 + 2.0) * 8);
+}
+
+// K = 2: per right-hand side unit-L 2 x 2 (2 flops) + U 2 x 2 (2 divisions + 2 flops); 2 rhs.
+TEST(SpikeCounts, SpikeTipAndCoupling)
+{
+    EXPECT_DOUBLE_EQ(sm::spike_tip(2, 8).flops, 12.0);
+    EXPECT_DOUBLE_EQ(sm::spike_tip(2, 8).bytes_written, 4.0 * 8);
+    EXPECT_DOUBLE_EQ(sm::coupling_update(2, 8).flops, 12.0);  // 2 triangles of 3 entries
+}
+
+// n = 3, K = 1: forward 2 x 2 flops; backward 2 x 2 flops + 3 divisions.
+TEST(SpikeCounts, SolvePair)
+{
+    const auto t = sm::banded_solve_pair(3, 1, 8);
+    EXPECT_DOUBLE_EQ(t.flops, 11.0);
+    EXPECT_DOUBLE_EQ(t.bytes_read, (7.0 + 3 + 3) * 8);
+    EXPECT_DOUBLE_EQ(t.bytes_written, 6.0 * 8);
+}
+
+// n = 3, K = 1, one rhs. With fill (ku = 2): dgbtrf r = 2: 1 + 2*1*2, r = 1: 1 + 2 -> 8;
+// L solve 4; U solve 2 * (0 + 1 + 2) + 3 = 9. Without fill: 6 + 4 + 7.
+TEST(SpikeCounts, Gbsv)
+{
+    EXPECT_DOUBLE_EQ(sm::gbsv(3, 1, 1, 8).flops, 21.0);
+    EXPECT_DOUBLE_EQ(sm::gbsv(3, 1, 1, 8, false).flops, 17.0);
+    // Leading term 4 K^2 N with fill, twice the SPIKE partition LU's.
+    const double f = sm::gbsv(4000000, 64, 0, 8).flops;
+    EXPECT_NEAR(f / (4.0 * 64 * 64 * 4e6), 1.0, 0.01);
+    EXPECT_DOUBLE_EQ(sm::gbsv(10, 2, 0, 8).bytes_read, 7.0 * 10 * 8 * 2 + 40);
+}
+
+// ---- Partitioning and phases -------------------------------------------------------------------
+
+TEST(SpikePartition, FloorWithRemainderInLast)
+{
+    const auto s = sm::partition(8191, 32, 2048);  // li2012 Fig. 3(b)
+    EXPECT_EQ(s.partitions, 3);
+    EXPECT_EQ(s.last_rows, 8191 - 2 * 2048);
+    EXPECT_THROW(sm::partition(8192, 32, 63), std::invalid_argument);    // < 2K
+    EXPECT_THROW(sm::partition(8192, 32, 4097), std::invalid_argument);  // > N/2
+    EXPECT_THROW(sm::partition(100, 32, 64), std::invalid_argument);     // N < 4K
+}
+
+TEST(SpikePhases, SetupAndApplySumTheirBlocks)
+{
+    const auto s = sm::partition(1000, 2, 300);  // 3 partitions: 300, 300, 400 rows
+    const auto setup = sm::setup_phases(s, 8);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "lu"), 2 * sm::banded_lu(300, 2, 8).flops +
+                                                    sm::banded_lu(400, 2, 8).flops);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "ul_top"), 2 * sm::banded_ul(4, 2, 8).flops);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "spike_tips"), 4 * 12.0);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "reduced_factor"), 2 * 34.0);
+    const auto apply = sm::apply_phases(s, 8);
+    const double pair = 2 * sm::banded_solve_pair(300, 2, 8).flops +
+                        sm::banded_solve_pair(400, 2, 8).flops;
+    EXPECT_DOUBLE_EQ(sm::total(apply).flops, 2 * pair + 2 * (sm::reduced_solve(2, 8).flops +
+                                                             sm::coupling_update(2, 8).flops));
+}
+
+TEST(SpikePhases, BicgstabIteration)
+{
+    const auto s = sm::partition(1000, 2, 300);
+    const double nnz = 1000.0 * 5 - 6;
+    const double apply = sm::total(sm::apply_phases(s, 8)).flops;
+    EXPECT_DOUBLE_EQ(sm::total(sm::iteration_phases(s, 8)).flops,
+                     2 * 2 * nnz + 22.0 * 1000 + 2 * apply);
+    EXPECT_DOUBLE_EQ(sm::total(sm::iteration_phases(s, 8, false)).flops,
+                     2 * 2 * nnz + 22.0 * 1000);
+    // Vector bytes: 19 N reads and 4 N writes.
+    const auto plain = sm::total(sm::iteration_phases(s, 8, false));
+    EXPECT_DOUBLE_EQ(plain.bytes(), 2 * kbench::models::csr_spmv(1000, 1000, 4994, 8).bytes() +
+                                        23.0 * 1000 * 8);
+    // A solve of 7 iterations: setup + start + 7 iterations.
+    const double solve = sm::total(sm::solve_phases(s, 7, 8)).flops;
+    const double start = sm::total(sm::solve_phases(s, 0, 8)).flops;
+    EXPECT_DOUBLE_EQ(solve - start, 7 * sm::total(sm::iteration_phases(s, 8)).flops);
+    EXPECT_DOUBLE_EQ(start, sm::total(sm::setup_phases(s, 8)).flops + apply + 2 * nnz + 2000);
+}
+
+// ---- Time ---------------------------------------------------------------------------------------
+
+TEST(SpikeTime, RooflinePerPhasePlusLaunches)
+{
+    sm::Phase ph{"x", {1e9, 1e9, 4e9}, 3, 1, 1};
+    const sm::MachineRates m{1000.0, 1000.0, 1e-5};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 4e-3 + 3e-5);  // compute bound: 4 ms
+    ph.traffic.flops = 1e9;
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-3 + 3e-5);  // memory bound: 2 GB
+    ph.efficiency = 0.5;
+    ph.count = 2;
+    EXPECT_DOUBLE_EQ(sm::predict_time({ph, ph}, m), 4 * (4e-3 + 3e-5));
+    EXPECT_THROW(sm::phase_time(ph, {0.0, 1.0, 0.0}), std::invalid_argument);
+}
+
+TEST(SpikeTime, PartitionEfficiency)
+{
+    EXPECT_DOUBLE_EQ(sm::partition_efficiency(66, 1, 132), 0.5);
+    EXPECT_DOUBLE_EQ(sm::partition_efficiency(132, 1, 132), 1.0);
+    EXPECT_DOUBLE_EQ(sm::partition_efficiency(133, 1, 132), 133.0 / 264);
+    EXPECT_DOUBLE_EQ(sm::partition_efficiency(132, 2, 132), 133.0 / 264);  // last twice as long
+    EXPECT_DOUBLE_EQ(sm::partition_efficiency(10, 1, 0), 1.0);            // slots unknown
+}
+
+// ---- Partition-size chooser ---------------------------------------------------------------------
+
+TEST(SpikeChooser, ConstraintsHoldOnAGrid)
+{
+    for (std::int64_t n : {1000, 3000, 10000, 100000, 1000000, 10000000})
+        for (std::int64_t k : {1, 2, 8, 32, 64, 128, 256})
+            for (int sms : {1, 16, 66, 132, 264})
+                for (int r : {1, 2, 4}) {
+                    if (n < 4 * k) {
+                        EXPECT_THROW(sm::choose_psize(n, k, sms, r), std::invalid_argument);
+                        continue;
+                    }
+                    const auto c = sm::choose_psize(n, k, sms, r);
+                    const auto& s = c.partitioning;
+                    SCOPED_TRACE("N=" + std::to_string(n) + " K=" + std::to_string(k) +
+                                 " sms=" + std::to_string(sms) + " r=" + std::to_string(r));
+                    EXPECT_GE(s.psize, 2 * k);
+                    EXPECT_LE(s.psize, n / 2);
+                    EXPECT_GE(s.psize, std::min<std::int64_t>(8 * k, n / 2));  // quality floor
+                    EXPECT_EQ(s.partitions, n / s.psize);
+                    EXPECT_GE(s.partitions, 2);
+                    EXPECT_GE(s.last_rows, s.psize);
+                    EXPECT_LT(s.last_rows, 2 * s.psize);
+                    EXPECT_GT(c.predicted_s, 0.0);
+                }
+}
+
+TEST(SpikeChooser, BiggerGpuGetsMorePartitions)
+{
+    for (std::int64_t n : {100000, 1000000, 10000000})
+        for (std::int64_t k : {1, 8, 32, 128}) {
+            const auto small = sm::choose_psize(n, k, 66, 1);
+            const auto big = sm::choose_psize(n, k, 132, 1);
+            EXPECT_GE(big.partitioning.partitions, small.partitioning.partitions)
+                << "N=" << n << " K=" << k;
+        }
+    EXPECT_GT(sm::choose_psize(10000000, 32, 132, 1).partitioning.partitions,
+              sm::choose_psize(10000000, 32, 66, 1).partitioning.partitions);
+    EXPECT_GT(sm::choose_psize(10000000, 32, 132, 2).partitioning.partitions,
+              sm::choose_psize(10000000, 32, 132, 1).partitioning.partitions);
+}
+
+// Large N: one wave of partitions fills the GPU. Small N: the quality floor psize = 8K binds.
+TEST(SpikeChooser, OneWaveOrQualityFloor)
+{
+    const auto big = sm::choose_psize(10000000, 32, 132, 1);
+    EXPECT_LE(big.partitioning.partitions, 132);
+    EXPECT_GE(big.partitioning.partitions, 120);
+    EXPECT_EQ(big.waves, 1.0);
+    const auto small = sm::choose_psize(10000, 32, 132, 1);
+    EXPECT_EQ(small.partitioning.psize, 256);
+    EXPECT_EQ(small.partitioning.partitions, 39);
+    EXPECT_THROW(sm::choose_psize(10000, 32, 0, 1), std::invalid_argument);
+}

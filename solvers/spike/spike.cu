@@ -1,0 +1,492 @@
+// Truncated SPIKE on the GPU (spike.hpp); spike_reference.cpp holds the CPU twin.
+#include "solvers/spike/spike.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+
+#include <cfloat>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::solvers::spike {
+namespace {
+
+constexpr int max_threads = 256;
+constexpr int reduce_threads = 256;  // power of two (tree reduction in reduced_factor_kernel)
+constexpr std::size_t shared_window_bytes = 48 * 1024;
+
+template <typename T>
+struct Eps;
+template <>
+struct Eps<float> {
+    static constexpr float value = FLT_EPSILON;
+};
+template <>
+struct Eps<double> {
+    static constexpr double value = DBL_EPSILON;
+};
+
+/// Partitioning as the kernels see it (spike.hpp's Partitioning).
+struct Parts {
+    int n, K, psize, p;
+    __host__ __device__ int offset(int i) const { return i * psize; }
+    __host__ __device__ int size(int i) const { return i + 1 < p ? psize : n - (p - 1) * psize; }
+    __host__ __device__ std::size_t ld() const { return 2 * K + 1; }
+};
+
+template <typename T>
+__device__ bool bad_pivot(T u, T scale)
+{
+    return !isfinite(u) || fabs(u) <= Eps<T>::value * scale;
+}
+
+int threads_for(long long work)
+{
+    const long long t = (work + 31) / 32 * 32;
+    return static_cast<int>(t < 32 ? 32 : (t > max_threads ? max_threads : t));
+}
+
+/// scale[i] = max_j |A(i,j)| over the band of row i.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    row_scale_kernel(const T* __restrict__ ab, Parts P, T* __restrict__ scale)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= P.n) return;
+    T s(0);
+    const int lo = i - P.K < 0 ? 0 : i - P.K, hi = i + P.K >= P.n ? P.n - 1 : i + P.K;
+    for (int j = lo; j <= hi; ++j) s = fmax(s, fabs(ab[(P.K + i - j) + j * P.ld()]));
+    scale[i] = s;
+}
+
+/// rev = the reversed blocks J A_i J in band storage: column c of block i is column n_i-1-c of
+/// A_i upside down; slots outside the block are zero.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    reverse_kernel(const T* __restrict__ fac, Parts P, T* __restrict__ rev)
+{
+    const std::size_t ld = P.ld();
+    const std::size_t e = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= ld * P.n) return;
+    const int col = static_cast<int>(e / ld), t = static_cast<int>(e % ld);
+    const int part = col / P.psize < P.p ? col / P.psize : P.p - 1;
+    const int off = P.offset(part), n = P.size(part), c = col - off, r = c + t - P.K;
+    rev[e] = (r >= 0 && r < n) ? fac[(2 * P.K - t) + (off + n - 1 - c) * ld] : T(0);
+}
+
+/// LU without pivoting, one block per partition: blocks 0..p-1 factor A_i in `fac`, blocks
+/// p..2p-1 the reversed blocks in `rev` (the UL of A_i). For each pivot k the threads scale the
+/// K multipliers below it, then update the K x K window to its lower right (li2012 Sec. 2.2).
+/// Shared: the window's K+1 columns live in shared memory as a ring of columns, column k going
+/// back to global memory and column k+K+1 coming in after step k. status[block] = the first bad
+/// step (left at -1 otherwise).
+template <typename T, bool Shared>
+__global__ void __launch_bounds__(max_threads)
+    band_lu_kernel(T* __restrict__ fac, T* __restrict__ rev, const T* __restrict__ scale, Parts P,
+                   int* __restrict__ status)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* win = reinterpret_cast<T*>(smem_raw);
+    const int part = blockIdx.x % P.p;
+    const bool ul = blockIdx.x >= P.p;
+    const int off = P.offset(part), n = P.size(part), K = P.K, tid = threadIdx.x;
+    const std::size_t ld = P.ld();
+    T* a = (ul ? rev : fac) + off * ld;
+    const T* sc = scale + (ul ? off + n - 1 : off);
+    const int sstride = ul ? -1 : 1;
+    auto at = [&](int r, int c) -> T& {
+        return Shared ? win[(K + r - c) + (c % (K + 1)) * ld] : a[(K + r - c) + c * ld];
+    };
+    if (Shared) {
+        for (std::size_t e = tid; e < (K + 1) * ld; e += blockDim.x)
+            if (e / ld < static_cast<std::size_t>(n)) win[e] = a[e];
+        __syncthreads();
+    }
+    for (int k = 0; k < n; ++k) {
+        const T piv = at(k, k);
+        if (bad_pivot(piv, sc[k * sstride])) {
+            if (tid == 0) status[blockIdx.x] = k;
+            return;
+        }
+        const int m = K < n - 1 - k ? K : n - 1 - k;
+        for (int i = 1 + tid; i <= m; i += blockDim.x) at(k + i, k) /= piv;
+        __syncthreads();
+        for (int e = tid; e < m * m; e += blockDim.x) {
+            const int i = 1 + e % m, j = 1 + e / m;
+            at(k + i, k + j) -= at(k + i, k) * at(k, k + j);
+        }
+        __syncthreads();
+        if (Shared) {
+            T* slot = win + (k % (K + 1)) * ld;
+            T* col = a + k * ld;
+            const bool load = k + K + 1 < n;
+            for (int t = tid; t < static_cast<int>(ld); t += blockDim.x) {
+                col[t] = slot[t];
+                if (load) slot[t] = col[t + (K + 1) * ld];
+            }
+            __syncthreads();
+        }
+    }
+}
+
+/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), from the
+/// bottom-right K x K corners of the factors of the n x n block at `a`.
+template <typename T>
+__device__ void corner_solve(const T* __restrict__ a, int n, int K, T* __restrict__ y)
+{
+    const std::size_t ld = 2 * K + 1;
+    const int o = n - K;
+    auto at = [&](int r, int c) { return a[(K + r - c) + (o + c) * ld]; };  // corner-local
+    for (int c = threadIdx.x; c < K; c += blockDim.x) {
+        T* col = y + static_cast<std::size_t>(c) * K;
+        for (int q = 0; q < K; ++q)
+            for (int r = q + 1; r < K; ++r) col[r] -= at(r, q) * col[q];
+        for (int q = K - 1; q >= 0; --q) {
+            col[q] /= at(q, q);
+            for (int r = 0; r < q; ++r) col[r] -= at(r, q) * col[q];
+        }
+    }
+}
+
+/// Spike tips, 2(p-1) blocks: block i < p-1 computes V_i^b from B_i, block p-1+i computes
+/// W_{i+1}^t from C_{i+1} through the reversed factors.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    tips_kernel(const T* __restrict__ fac, const T* __restrict__ rev, Parts P,
+                T* __restrict__ vtip, T* __restrict__ wtip)
+{
+    const int K = P.K;
+    const std::size_t ld = P.ld(), KK = static_cast<std::size_t>(K) * K;
+    const bool w = blockIdx.x >= P.p - 1;
+    const int i = w ? blockIdx.x - (P.p - 1) : blockIdx.x;
+    const int off1 = P.offset(i + 1);
+    T* y = (w ? wtip : vtip) + i * KK;
+    for (int c = threadIdx.x; c < K; c += blockDim.x) {
+        T* col = y + static_cast<std::size_t>(c) * K;
+        for (int r = 0; r < K; ++r) {
+            if (!w)  // B_i(r, c), lower triangular, in column off_{i+1} + c
+                col[r] = r >= c ? fac[(r - c) + (off1 + c) * ld] : T(0);
+            else  // (J C_{i+1})(r, c) = C_{i+1}(K-1-r, c), upper triangular, column off_{i+1}-K+c
+                col[r] = K - 1 - r <= c ? fac[(2 * K + (K - 1 - r) - c) + (off1 - K + c) * ld]
+                                        : T(0);
+        }
+    }
+    if (!w)
+        corner_solve(fac + P.offset(i) * ld, P.size(i), K, y);
+    else
+        corner_solve(rev + off1 * ld, P.size(i + 1), K, y);
+    if (w) {  // W^t(r, c) = Vr(K-1-r, c): each thread reverses its own column
+        for (int c = threadIdx.x; c < K; c += blockDim.x) {
+            T* col = y + static_cast<std::size_t>(c) * K;
+            for (int r = 0; r < K / 2; ++r) {
+                const T t = col[r];
+                col[r] = col[K - 1 - r];
+                col[K - 1 - r] = t;
+            }
+        }
+    }
+}
+
+/// One block per interface i: R_i = [[I, V_i^b], [W_{i+1}^t, I]] (2K x 2K, column-major) and
+/// its LU with partial pivoting (LAPACK getrf order; first largest |entry| wins ties).
+template <typename T>
+__global__ void __launch_bounds__(reduce_threads)
+    reduced_factor_kernel(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
+                          T* __restrict__ rlu, int* __restrict__ rpiv, int* __restrict__ status)
+{
+    __shared__ T val[reduce_threads];
+    __shared__ int idx[reduce_threads];
+    __shared__ bool bad;
+    const int m = 2 * K, tid = threadIdx.x, i = blockIdx.x;
+    const std::size_t KK = static_cast<std::size_t>(K) * K, mm = static_cast<std::size_t>(m) * m;
+    T* R = rlu + i * mm;
+    int* piv = rpiv + static_cast<std::size_t>(i) * m;
+    T local(0);
+    for (std::size_t e = tid; e < mm; e += blockDim.x) {
+        const int r = static_cast<int>(e % m), c = static_cast<int>(e / m);
+        T v;
+        if ((r < K) == (c < K))
+            v = r == c ? T(1) : T(0);
+        else if (r < K)
+            v = vtip[i * KK + r + (c - K) * K];
+        else
+            v = wtip[i * KK + (r - K) + c * K];
+        R[e] = v;
+        local = fmax(local, fabs(v));
+    }
+    val[tid] = local;
+    __syncthreads();
+    for (int s = reduce_threads / 2; s > 0; s /= 2) {
+        if (tid < s) val[tid] = fmax(val[tid], val[tid + s]);
+        __syncthreads();
+    }
+    const T scale = val[0];
+    __syncthreads();
+    for (int k = 0; k < m; ++k) {
+        T best(-1);
+        int bi = m;
+        for (int r = k + tid; r < m; r += blockDim.x) {
+            const T v = fabs(R[r + k * m]);
+            if (v > best) {
+                best = v;
+                bi = r;
+            }
+        }
+        val[tid] = best;
+        idx[tid] = bi;
+        __syncthreads();
+        for (int s = reduce_threads / 2; s > 0; s /= 2) {
+            if (tid < s &&
+                (val[tid + s] > val[tid] || (val[tid + s] == val[tid] && idx[tid + s] < idx[tid]))) {
+                val[tid] = val[tid + s];
+                idx[tid] = idx[tid + s];
+            }
+            __syncthreads();
+        }
+        const int p = idx[0] < m ? idx[0] : k;
+        if (tid == 0) {
+            piv[k] = p;
+            bad = bad_pivot(R[p + k * m], scale);
+            if (bad) status[i] = k;
+        }
+        __syncthreads();
+        if (bad) return;
+        if (p != k)
+            for (int j = tid; j < m; j += blockDim.x) {
+                const T t = R[k + j * m];
+                R[k + j * m] = R[p + j * m];
+                R[p + j * m] = t;
+            }
+        __syncthreads();
+        const T d = R[k + k * m];
+        for (int r = k + 1 + tid; r < m; r += blockDim.x) R[r + k * m] /= d;
+        __syncthreads();
+        const int w = m - 1 - k;
+        for (int e = tid; e < w * w; e += blockDim.x) {
+            const int r = k + 1 + e % w, c = k + 1 + e / w;
+            R[r + c * m] -= R[r + k * m] * R[k + c * m];
+        }
+        __syncthreads();
+    }
+}
+
+/// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
+/// substitution over the band, threads over the K entries each step updates. rhs = r converted
+/// to T, minus, with Purify, [C_i x_{i-1}^b; 0] and [0; B_i x_{i+1}^t] (x from xhat). The rows
+/// still to be reached live in a ring of K+2 values in shared memory; `out` holds the forward
+/// result between the sweeps.
+template <typename T, typename In, typename Out, bool Purify>
+__global__ void __launch_bounds__(max_threads)
+    band_solve_kernel(const T* __restrict__ fac, Parts P, const In* __restrict__ r,
+                      Out* __restrict__ out, const T* __restrict__ xhat)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int K = P.K, tid = threadIdx.x, part = blockIdx.x, m2 = 2 * K, ring = K + 2;
+    T* buf = reinterpret_cast<T*>(smem_raw);
+    T* ctop = buf + ring;
+    T* cbot = ctop + K;
+    const int off = P.offset(part), n = P.size(part);
+    const std::size_t ld = P.ld();
+    const T* a = fac + off * ld;
+    r += off;
+    out += off;
+    if (Purify) {
+        for (int q = tid; q < K; q += blockDim.x) {
+            T s(0);
+            if (part > 0) {
+                const T* xb = xhat + static_cast<std::size_t>(part - 1) * m2;
+                for (int c = q; c < K; ++c) s += fac[(2 * K + q - c) + (off - K + c) * ld] * xb[c];
+            }
+            ctop[q] = s;
+            s = T(0);
+            if (part + 1 < P.p) {
+                const T* xt = xhat + static_cast<std::size_t>(part) * m2 + K;
+                for (int c = 0; c <= q; ++c) s += fac[(q - c) + (off + n + c) * ld] * xt[c];
+            }
+            cbot[q] = s;
+        }
+        __syncthreads();
+    }
+    auto rhs = [&](int j) {
+        T v = static_cast<T>(r[j]);
+        if (Purify) {
+            if (j < K) v -= ctop[j];
+            if (j >= n - K) v -= cbot[j - (n - K)];
+        }
+        return v;
+    };
+    for (int j = tid; j <= K && j < n; j += blockDim.x) buf[j % ring] = rhs(j);
+    __syncthreads();
+    for (int k = 0; k < n; ++k) {
+        const T yk = buf[k % ring];
+        const int m = K < n - 1 - k ? K : n - 1 - k;
+        for (int i = 1 + tid; i <= m; i += blockDim.x) buf[(k + i) % ring] -= a[(K + i) + k * ld] * yk;
+        if (tid == 0) {
+            if (k + K + 1 < n) buf[(k + K + 1) % ring] = rhs(k + K + 1);
+            out[k] = static_cast<Out>(yk);
+        }
+        __syncthreads();
+    }
+    for (int j = n - 1 - tid; j >= 0 && j >= n - 1 - K; j -= blockDim.x)
+        buf[j % ring] = static_cast<T>(out[j]);
+    __syncthreads();
+    for (int k = n - 1; k >= 0; --k) {
+        const T v = buf[k % ring] / a[K + k * ld];
+        const int m = K < k ? K : k;
+        for (int i = 1 + tid; i <= m; i += blockDim.x) buf[(k - i) % ring] -= a[(K - i) + k * ld] * v;
+        if (tid == 0) {
+            if (k - K - 1 >= 0) buf[(k - K - 1) % ring] = static_cast<T>(out[k - K - 1]);
+            out[k] = static_cast<Out>(v);
+        }
+        __syncthreads();
+    }
+}
+
+/// One block per interface i: xhat_i = R_i^{-1} [g_i^b; g_{i+1}^t] with the LU of R_i.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    reduced_solve_kernel(const T* __restrict__ g, const T* __restrict__ rlu,
+                         const int* __restrict__ rpiv, Parts P, T* __restrict__ xhat)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* b = reinterpret_cast<T*>(smem_raw);
+    const int m = 2 * P.K, tid = threadIdx.x, i = blockIdx.x;
+    const T* lu = rlu + static_cast<std::size_t>(i) * m * m;
+    const int* piv = rpiv + static_cast<std::size_t>(i) * m;
+    const T* src = g + P.offset(i + 1) - P.K;
+    for (int k = tid; k < m; k += blockDim.x) b[k] = src[k];
+    __syncthreads();
+    if (tid == 0)
+        for (int k = 0; k < m; ++k) {
+            const T t = b[k];
+            b[k] = b[piv[k]];
+            b[piv[k]] = t;
+        }
+    __syncthreads();
+    for (int k = 0; k < m; ++k) {
+        const T bk = b[k];
+        for (int q = k + 1 + tid; q < m; q += blockDim.x) b[q] -= lu[q + k * m] * bk;
+        __syncthreads();
+    }
+    T* x = xhat + static_cast<std::size_t>(i) * m;
+    for (int k = m - 1; k >= 0; --k) {
+        const T v = b[k] / lu[k + k * m];
+        for (int q = tid; q < k; q += blockDim.x) b[q] -= lu[q + k * m] * v;
+        if (tid == 0) x[k] = v;
+        __syncthreads();
+    }
+}
+
+template <typename U>
+void ensure(device_buffer<U>& buf, std::size_t size)
+{
+    if (buf.size() != size) buf = device_buffer<U>(size);
+}
+
+Parts parts_of(const Partitioning& p) { return {p.n, p.K, p.psize, p.count}; }
+
+unsigned blocks_for(std::size_t work, int threads)
+{
+    return static_cast<unsigned>((work + threads - 1) / threads);
+}
+
+}  // namespace
+
+template <typename T>
+SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream)
+{
+    factored_ = false;
+    const Partitioning part = make_partitioning(a.n, a.K, psize);
+    const std::size_t ld = a.ldab(), n = a.n, K = a.K, p = part.count;
+    if (a.ab.size() != ld * n)
+        throw std::invalid_argument("spike: band storage has " + std::to_string(a.ab.size()) +
+                                    " entries, expected n (2K+1) = " + std::to_string(ld * n));
+    part_ = part;
+    const Parts P = parts_of(part);
+    ensure(fac_, ld * n);
+    ensure(rev_, ld * n);
+    ensure(scale_, n);
+    ensure(g_, n);
+    ensure(vtip_, (p - 1) * K * K);
+    ensure(wtip_, (p - 1) * K * K);
+    ensure(rlu_, (p - 1) * 4 * K * K);
+    ensure(rpiv_, (p - 1) * 2 * K);
+    ensure(xhat_, (p - 1) * 2 * K);
+    ensure(status_, 3 * p);
+    KBENCH_CUDA_CHECK(cudaMemcpyAsync(fac_.data(), a.ab.data(), fac_.bytes(),
+                                      cudaMemcpyHostToDevice, stream));
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(status_.data(), 0xFF, status_.bytes(), stream));
+    row_scale_kernel<T><<<blocks_for(n, max_threads), max_threads, 0, stream>>>(fac_.data(), P,
+                                                                                scale_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+    reverse_kernel<T><<<blocks_for(ld * n, max_threads), max_threads, 0, stream>>>(
+        fac_.data(), P, rev_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+    const std::size_t window = (K + 1) * ld * sizeof(T);
+    const int lu_threads = threads_for(static_cast<long long>(K * K > ld ? K * K : ld));
+    if (window <= shared_window_bytes)
+        band_lu_kernel<T, true><<<2 * p, lu_threads, window, stream>>>(
+            fac_.data(), rev_.data(), scale_.data(), P, status_.data());
+    else
+        band_lu_kernel<T, false><<<2 * p, lu_threads, 0, stream>>>(
+            fac_.data(), rev_.data(), scale_.data(), P, status_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+    std::vector<int> st(3 * p);
+    KBENCH_CUDA_CHECK(cudaMemcpyAsync(st.data(), status_.data(), status_.bytes(),
+                                      cudaMemcpyDeviceToHost, stream));
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<int> lu(st.begin(), st.begin() + p), ul(st.begin() + p, st.begin() + 2 * p);
+    SpikeStatus s = detail::pick_status(part, lu, ul, {});
+    if (!s.ok()) return s;
+
+    tips_kernel<T><<<2 * (p - 1), threads_for(K), 0, stream>>>(fac_.data(), rev_.data(), P,
+                                                               vtip_.data(), wtip_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+    reduced_factor_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
+        vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    std::vector<int> red(p - 1);
+    KBENCH_CUDA_CHECK(cudaMemcpyAsync(red.data(), status_.data() + 2 * p, red.size() * sizeof(int),
+                                      cudaMemcpyDeviceToHost, stream));
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    s = detail::pick_status(part, lu, ul, red);
+    factored_ = s.ok();
+    return s;
+}
+
+template <typename T>
+template <typename In, typename Out>
+void SpikeSolver<T>::apply_impl(const In* r, Out* z, cudaStream_t stream)
+{
+    if (!factored_) throw std::logic_error("SpikeSolver::apply: no successful factor()");
+    const Parts P = parts_of(part_);
+    const unsigned p = static_cast<unsigned>(P.p);
+    const int th = threads_for(P.K);
+    const std::size_t smem = static_cast<std::size_t>(3 * P.K + 2) * sizeof(T);
+    band_solve_kernel<T, In, T, false><<<p, th, smem, stream>>>(fac_.data(), P, r, g_.data(),
+                                                               nullptr);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    reduced_solve_kernel<T><<<p - 1, threads_for(2 * P.K), 2 * P.K * sizeof(T), stream>>>(
+        g_.data(), rlu_.data(), rpiv_.data(), P, xhat_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+    band_solve_kernel<T, In, Out, true><<<p, th, smem, stream>>>(fac_.data(), P, r, z,
+                                                                xhat_.data());
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void SpikeSolver<T>::apply(const T* r, T* z, cudaStream_t stream)
+{
+    apply_impl(r, z, stream);
+}
+
+template <typename T>
+void SpikeSolver<T>::apply_mixed(const double* r, double* z, cudaStream_t stream)
+{
+    apply_impl(r, z, stream);
+}
+
+template class SpikeSolver<float>;
+template class SpikeSolver<double>;
+
+}  // namespace kbench::solvers::spike

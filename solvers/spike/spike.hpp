@@ -1,0 +1,147 @@
+// Truncated SPIKE for banded systems (li2012 Sec. 1.2-1.3, 2.1-2.4): per-partition banded LU
+// and UL factorizations without pivoting, the spike tips, the block-diagonal reduced system of
+// the truncated algorithm, and its application as a preconditioner z = M^{-1} r. SpikeSolver
+// runs on the GPU (spike.cu); SpikeReference is its CPU twin with the same steps and layouts
+// (spike_reference.cpp), against which the GPU is tested.
+//
+// Notation (partition i = 0..p-1 holds rows and columns off_i .. off_i + n_i - 1):
+//   A_i  the n_i x n_i diagonal block;
+//   B_i  = A(last K rows of partition i, first K columns of partition i+1), K x K lower
+//        triangular (i < p-1);
+//   C_i  = A(first K rows of partition i, last K columns of partition i-1), K x K upper
+//        triangular (i > 0);
+//   V_i^b = bottom K x K of A_i^{-1} [0; B_i]   (bottom tip of the right spike, i < p-1),
+//   W_i^t = top K x K of A_i^{-1} [C_i; 0]      (top tip of the left spike, i > 0).
+// Both tips are exact: V_i^b = U_bb^{-1} L_bb^{-1} B_i from the bottom-right K x K corners of
+// A_i = L U, and W_i^t likewise from A_i = U' L' (computed as the LU of the row- and
+// column-reversed block). li2012 Sec. 2.2 approximates the UL by factoring only the top 2K x 2K
+// corner; kbench factors the whole block, so the only approximation is the truncation.
+// Interface i (between partitions i and i+1, i = 0..p-2) has the 2K x 2K reduced block
+//   R_i = [[I, V_i^b], [W_{i+1}^t, I]],   R_i [x_i^b; x_{i+1}^t] = [g_i^b; g_{i+1}^t],
+// which drops the couplings to the neighbouring interfaces (li2012 Sec. 1.3, M_WV).
+// apply: g = D^{-1} r (D = diag(A_i)), solve every R_i, then x_i = A_i^{-1} (r_i - [0; B_i
+// x_{i+1}^t] - [C_i x_{i-1}^b; 0]) (purification). For p = 2 nothing is dropped and M = A.
+#pragma once
+
+#include "kernels/base/device_buffer.hpp"
+#include "matrices/banded.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace kbench::solvers::spike {
+
+/// How rows are split (li2012 Sec. 1.2, 2.5): p = floor(n / psize) partitions of psize rows,
+/// the last one also takes the remainder n - p * psize (so it has psize..2 psize - 1 rows).
+struct Partitioning {
+    index_type n = 0;
+    index_type K = 0;
+    index_type psize = 0;
+    index_type count = 0;  // p
+    index_type offset(index_type i) const { return i * psize; }
+    index_type size(index_type i) const { return i + 1 < count ? psize : n - (count - 1) * psize; }
+};
+
+/// The partitioning of an n x n matrix of half-bandwidth K. Throws std::invalid_argument naming
+/// psize, n and K unless K >= 1 and 2K <= psize <= n / 2 (li2012 Sec. 1.2: smaller partitions
+/// cannot hold both spike tips; larger ones leave a single partition).
+Partitioning make_partitioning(index_type n, index_type K, index_type psize);
+
+enum class SpikeCode { ok, zero_pivot };
+/// Where a zero pivot showed: the LU or the UL of a diagonal block, or the LU of a reduced block.
+enum class SpikeStage { none, lu, ul, reduced };
+
+/// Outcome of a factorization. A pivot u is zero when it is not finite or |u| <= eps * s, eps
+/// the machine epsilon of T and s the largest |entry| of that row of A (lu, ul) or of R_i
+/// (reduced); the factorization stops there, nothing is NaN-filled. With several, the one
+/// reported is in the lowest partition (interface), LU before UL, first in elimination order.
+struct SpikeStatus {
+    SpikeCode code = SpikeCode::ok;
+    SpikeStage stage = SpikeStage::none;
+    index_type partition = -1;  // partition i (lu, ul) or interface i (reduced: partitions i, i+1)
+    index_type row = -1;        // global row of the pivot (reduced: row off_{i+1} - K + k of
+                                // unknown k of R_i)
+    bool ok() const { return code == SpikeCode::ok; }
+    /// e.g. "zero pivot in the LU of partition 2 at row 4096" or "ok".
+    std::string message() const;
+};
+
+const char* to_string(SpikeStage stage);
+
+/// CPU reference of truncated SPIKE in T (float or double). Host memory, one thread. Same
+/// steps, layouts and status rules as SpikeSolver.
+template <typename T>
+class SpikeReference {
+public:
+    /// Partitions `a` (band storage, see matrices/banded.hpp), factors every diagonal block
+    /// (LU and UL, no pivoting), computes the spike tips and factors every reduced block (dense
+    /// LU with partial pivoting). Returns the first zero pivot as a status (then apply throws).
+    /// Throws std::invalid_argument for a bad psize (make_partitioning) or an ab of the wrong
+    /// size. Source: li2012 Sec. 1.2, 1.3, 2.2.
+    SpikeStatus factor(const BandMatrix<T>& a, index_type psize);
+    /// z = M^{-1} r, r and z host arrays of n entries (may not overlap). Throws std::logic_error
+    /// without a successful factor(). Source: li2012 Sec. 1.3.
+    void apply(const T* r, T* z) const;
+    /// The same with double r and z, converted to and from T at the boundary (li2012 Sec. 2.4:
+    /// the preconditioner in float inside a double BiCGStab).
+    void apply_mixed(const double* r, double* z) const;
+    index_type partition_count() const { return part_.count; }
+    const Partitioning& partitioning() const { return part_; }
+
+private:
+    template <typename In, typename Out>
+    void apply_impl(const In* r, Out* z) const;
+
+    Partitioning part_;
+    bool factored_ = false;
+    std::vector<T> fac_;    // LU factors of every A_i in place of A (band storage, ldab 2K+1);
+                            // the couplings B_i, C_i stay in the out-of-block band slots
+    std::vector<T> rev_;    // LU of the reversed A_i (= UL of A_i), same layout
+    std::vector<T> scale_;  // max |A(row, :)| per row
+    std::vector<T> vtip_;   // (p-1) blocks K x K column-major: V_i^b
+    std::vector<T> wtip_;   // (p-1) blocks: W_{i+1}^t
+    std::vector<T> rlu_;    // (p-1) blocks 2K x 2K column-major: LU of R_i
+    std::vector<int> rpiv_;  // (p-1) x 2K row interchanges (LAPACK getrf convention, 0-based)
+};
+
+/// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
+/// factorizations and substitutions (li2012 Sec. 2.2, window-sliding; the window lives in shared
+/// memory when (K+1)(2K+1) values fit in 48 KB, else in global memory), one per interface for
+/// the reduced blocks. Owns its device memory (about 2 n (2K+1) + 6 p K^2 values); move-only.
+/// All work is on the caller's stream.
+template <typename T>
+class SpikeSolver {
+public:
+    SpikeSolver() = default;
+    /// As SpikeReference::factor; `a` is copied to the device. Synchronizes `stream` twice (to
+    /// read the statuses). Throws std::invalid_argument (psize, size of ab) and
+    /// kbench::cuda_error.
+    SpikeStatus factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream);
+    /// z = M^{-1} r for device arrays of n entries (may not overlap), asynchronous on `stream`.
+    /// Throws std::logic_error without a successful factor().
+    void apply(const T* r, T* z, cudaStream_t stream);
+    /// The same with double device arrays r and z, converted in the kernels (li2012 Sec. 2.4).
+    void apply_mixed(const double* r, double* z, cudaStream_t stream);
+    index_type partition_count() const { return part_.count; }
+    const Partitioning& partitioning() const { return part_; }
+
+private:
+    template <typename In, typename Out>
+    void apply_impl(const In* r, Out* z, cudaStream_t stream);
+
+    Partitioning part_;
+    bool factored_ = false;
+    device_buffer<T> fac_, rev_, scale_, vtip_, wtip_, rlu_, g_, xhat_;
+    device_buffer<int> rpiv_, status_;
+};
+
+namespace detail {
+/// The status to report from per-partition results: lu[i], ul[i] (i < p) and red[i] (i < p-1)
+/// hold the local elimination step of the first zero pivot, or -1. Shared by both twins.
+SpikeStatus pick_status(const Partitioning& part, const std::vector<int>& lu,
+                        const std::vector<int>& ul, const std::vector<int>& red);
+}  // namespace detail
+
+}  // namespace kbench::solvers::spike

@@ -1,0 +1,306 @@
+// CPU reference of truncated SPIKE (spike.hpp): the same per-partition steps as spike.cu, in
+// plain loops over the band storage.
+#include "solvers/spike/spike.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::solvers::spike {
+
+Partitioning make_partitioning(index_type n, index_type K, index_type psize)
+{
+    if (K < 1 || psize < 2 * K || psize > n / 2)
+        throw std::invalid_argument(
+            "spike: psize = " + std::to_string(psize) + " must satisfy 2K <= psize <= N/2 with K >= 1 (N = " +
+            std::to_string(n) + ", K = " + std::to_string(K) + ": psize in [" +
+            std::to_string(2 * K) + ", " + std::to_string(n / 2) + "])");
+    Partitioning p;
+    p.n = n;
+    p.K = K;
+    p.psize = psize;
+    p.count = n / psize;
+    return p;
+}
+
+const char* to_string(SpikeStage stage)
+{
+    switch (stage) {
+    case SpikeStage::none: return "none";
+    case SpikeStage::lu: return "LU";
+    case SpikeStage::ul: return "UL";
+    case SpikeStage::reduced: return "reduced system";
+    }
+    return "?";
+}
+
+std::string SpikeStatus::message() const
+{
+    if (ok()) return "ok";
+    const std::string where = stage == SpikeStage::reduced
+                                  ? "reduced block of interface " + std::to_string(partition)
+                                  : std::string{to_string(stage)} + " of partition " +
+                                        std::to_string(partition);
+    return "zero pivot in the " + where + " at row " + std::to_string(row);
+}
+
+namespace detail {
+
+SpikeStatus pick_status(const Partitioning& part, const std::vector<int>& lu,
+                        const std::vector<int>& ul, const std::vector<int>& red)
+{
+    SpikeStatus s;
+    for (index_type i = 0; i < part.count; ++i) {
+        if (lu[i] >= 0 || ul[i] >= 0) {
+            s.code = SpikeCode::zero_pivot;
+            s.partition = i;
+            s.stage = lu[i] >= 0 ? SpikeStage::lu : SpikeStage::ul;
+            s.row = lu[i] >= 0 ? part.offset(i) + lu[i] : part.offset(i) + part.size(i) - 1 - ul[i];
+            return s;
+        }
+    }
+    for (std::size_t i = 0; i < red.size(); ++i) {
+        if (red[i] >= 0) {
+            const auto ii = static_cast<index_type>(i);
+            s.code = SpikeCode::zero_pivot;
+            s.stage = SpikeStage::reduced;
+            s.partition = ii;
+            s.row = part.offset(ii + 1) - part.K + red[i];
+            return s;
+        }
+    }
+    return s;
+}
+
+}  // namespace detail
+
+namespace {
+
+template <typename T>
+bool bad_pivot(T u, T scale)
+{
+    return !std::isfinite(u) || std::abs(u) <= std::numeric_limits<T>::epsilon() * scale;
+}
+
+/// In-place LU without pivoting of the n x n block whose column 0 is at `a` (band storage, ldab
+/// 2K+1); scale[k * stride] is the row scale of local row k. Returns the first bad step or -1.
+template <typename T>
+int band_lu(T* a, index_type n, index_type K, const T* scale, int stride)
+{
+    const std::size_t ld = 2 * K + 1;
+    auto at = [&](index_type r, index_type c) -> T& { return a[(K + r - c) + c * ld]; };
+    for (index_type k = 0; k < n; ++k) {
+        const T piv = at(k, k);
+        if (bad_pivot(piv, scale[static_cast<std::ptrdiff_t>(k) * stride])) return k;
+        const index_type m = std::min(K, n - 1 - k);
+        for (index_type i = 1; i <= m; ++i) at(k + i, k) /= piv;
+        for (index_type j = 1; j <= m; ++j)
+            for (index_type i = 1; i <= m; ++i) at(k + i, k + j) -= at(k + i, k) * at(k, k + j);
+    }
+    return -1;
+}
+
+/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y, from the bottom-right K x K corners
+/// of the factors of the n x n block at `a`.
+template <typename T>
+void corner_solve(const T* a, index_type n, index_type K, T* y)
+{
+    const std::size_t ld = 2 * K + 1;
+    const index_type o = n - K;
+    auto at = [&](index_type r, index_type c) { return a[(K + r - c) + (o + c) * ld]; };  // corner-local
+    for (index_type c = 0; c < K; ++c) {
+        T* col = y + static_cast<std::size_t>(c) * K;
+        for (index_type q = 0; q < K; ++q)
+            for (index_type r = q + 1; r < K; ++r) col[r] -= at(r, q) * col[q];
+        for (index_type q = K - 1; q >= 0; --q) {
+            col[q] /= at(q, q);
+            for (index_type r = 0; r < q; ++r) col[r] -= at(r, q) * col[q];
+        }
+    }
+}
+
+/// LU with partial pivoting of the m x m column-major r; piv[k] = row swapped with k. Returns
+/// the first bad step or -1.
+template <typename T>
+int dense_lu(T* r, index_type m, int* piv)
+{
+    T scale(0);
+    for (std::size_t e = 0; e < static_cast<std::size_t>(m) * m; ++e) scale = std::max(scale, std::abs(r[e]));
+    auto at = [&](index_type i, index_type j) -> T& { return r[i + static_cast<std::size_t>(j) * m]; };
+    for (index_type k = 0; k < m; ++k) {
+        index_type p = k;
+        for (index_type i = k + 1; i < m; ++i)
+            if (std::abs(at(i, k)) > std::abs(at(p, k))) p = i;
+        piv[k] = p;
+        if (bad_pivot(at(p, k), scale)) return k;
+        if (p != k)
+            for (index_type j = 0; j < m; ++j) std::swap(at(k, j), at(p, j));
+        for (index_type i = k + 1; i < m; ++i) at(i, k) /= at(k, k);
+        for (index_type j = k + 1; j < m; ++j)
+            for (index_type i = k + 1; i < m; ++i) at(i, j) -= at(i, k) * at(k, j);
+    }
+    return -1;
+}
+
+/// x := A^{-1} x with the band LU of the n x n block at `a`.
+template <typename T>
+void band_solve(const T* a, index_type n, index_type K, T* x)
+{
+    const std::size_t ld = 2 * K + 1;
+    auto at = [&](index_type r, index_type c) { return a[(K + r - c) + c * ld]; };
+    for (index_type k = 0; k < n; ++k)
+        for (index_type i = 1; i <= std::min(K, n - 1 - k); ++i) x[k + i] -= at(k + i, k) * x[k];
+    for (index_type k = n - 1; k >= 0; --k) {
+        x[k] /= at(k, k);
+        for (index_type i = 1; i <= std::min(K, k); ++i) x[k - i] -= at(k - i, k) * x[k];
+    }
+}
+
+}  // namespace
+
+template <typename T>
+SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize)
+{
+    factored_ = false;
+    const Partitioning part = make_partitioning(a.n, a.K, psize);
+    const index_type K = a.K, p = part.count;
+    const std::size_t ld = a.ldab(), KK = static_cast<std::size_t>(K) * K;
+    if (a.ab.size() != ld * a.n)
+        throw std::invalid_argument("spike: band storage has " + std::to_string(a.ab.size()) +
+                                    " entries, expected n (2K+1) = " + std::to_string(ld * a.n));
+    part_ = part;
+    fac_ = a.ab;
+    scale_.assign(a.n, T(0));
+    for (index_type i = 0; i < a.n; ++i)
+        for (index_type j = std::max(0, i - K); j <= std::min(a.n - 1, i + K); ++j)
+            scale_[i] = std::max(scale_[i], std::abs(a.ab[a.index(i, j)]));
+    // The reversed blocks J A_i J: column c of the copy is column n_i-1-c of A_i upside down.
+    rev_.assign(fac_.size(), T(0));
+    for (index_type i = 0; i < p; ++i) {
+        const index_type off = part.offset(i), n = part.size(i);
+        for (index_type c = 0; c < n; ++c)
+            for (index_type t = 0; t < 2 * K + 1; ++t) {
+                const index_type r = c + t - K;
+                if (r >= 0 && r < n) rev_[t + (off + c) * ld] = fac_[(2 * K - t) + (off + n - 1 - c) * ld];
+            }
+    }
+    std::vector<int> lu(p), ul(p), red;
+    for (index_type i = 0; i < p; ++i) {
+        const index_type off = part.offset(i), n = part.size(i);
+        lu[i] = band_lu(fac_.data() + off * ld, n, K, scale_.data() + off, 1);
+        ul[i] = band_lu(rev_.data() + off * ld, n, K, scale_.data() + off + n - 1, -1);
+    }
+    SpikeStatus s = detail::pick_status(part, lu, ul, red);
+    if (!s.ok()) return s;
+    // Spike tips: V_i^b from B_i (lower triangular, in the columns of partition i+1), W_{i+1}^t
+    // from C_{i+1} (upper triangular, in the columns of partition i) with reversed rows.
+    vtip_.assign((p - 1) * KK, T(0));
+    wtip_.assign((p - 1) * KK, T(0));
+    std::vector<T> y(KK);
+    for (index_type i = 0; i + 1 < p; ++i) {
+        const index_type off = part.offset(i), n = part.size(i);
+        const index_type off1 = part.offset(i + 1), n1 = part.size(i + 1);
+        T* v = vtip_.data() + i * KK;
+        for (index_type c = 0; c < K; ++c)
+            for (index_type r = c; r < K; ++r) v[r + c * K] = fac_[(r - c) + (off1 + c) * ld];
+        corner_solve(fac_.data() + off * ld, n, K, v);
+        std::fill(y.begin(), y.end(), T(0));
+        for (index_type c = 0; c < K; ++c)
+            for (index_type r = 0; r <= c; ++r)
+                y[(K - 1 - r) + c * K] = fac_[(2 * K + r - c) + (off1 - K + c) * ld];
+        corner_solve(rev_.data() + off1 * ld, n1, K, y.data());
+        T* w = wtip_.data() + i * KK;
+        for (index_type c = 0; c < K; ++c)
+            for (index_type r = 0; r < K; ++r) w[r + c * K] = y[(K - 1 - r) + c * K];
+    }
+    // Reduced blocks R_i = [[I, V_i^b], [W_{i+1}^t, I]].
+    const index_type m = 2 * K;
+    const std::size_t mm = static_cast<std::size_t>(m) * m;
+    rlu_.assign((p - 1) * mm, T(0));
+    rpiv_.assign((p - 1) * m, 0);
+    red.assign(p - 1, -1);
+    for (index_type i = 0; i + 1 < p; ++i) {
+        T* r = rlu_.data() + i * mm;
+        for (index_type k = 0; k < m; ++k) r[k + k * m] = T(1);
+        for (index_type c = 0; c < K; ++c)
+            for (index_type q = 0; q < K; ++q) {
+                r[q + (K + c) * m] = vtip_[i * KK + q + c * K];
+                r[(K + q) + c * m] = wtip_[i * KK + q + c * K];
+            }
+        red[i] = dense_lu(r, m, rpiv_.data() + i * m);
+    }
+    s = detail::pick_status(part, lu, ul, red);
+    factored_ = s.ok();
+    return s;
+}
+
+template <typename T>
+template <typename In, typename Out>
+void SpikeReference<T>::apply_impl(const In* r, Out* z) const
+{
+    if (!factored_) throw std::logic_error("SpikeReference::apply: no successful factor()");
+    const Partitioning& part = part_;
+    const index_type K = part.K, p = part.count, m = 2 * K;
+    const std::size_t ld = 2 * K + 1, mm = static_cast<std::size_t>(m) * m;
+    // g = D^{-1} r.
+    std::vector<T> g(r, r + part.n);
+    for (index_type i = 0; i < p; ++i)
+        band_solve(fac_.data() + part.offset(i) * ld, part.size(i), K, g.data() + part.offset(i));
+    // Reduced blocks: xhat_i = R_i^{-1} [g_i^b; g_{i+1}^t] = [x_i^b; x_{i+1}^t].
+    std::vector<T> xhat((p - 1) * m);
+    for (index_type i = 0; i + 1 < p; ++i) {
+        T* b = xhat.data() + i * m;
+        const T* lu = rlu_.data() + i * mm;
+        std::copy_n(g.data() + part.offset(i + 1) - K, m, b);
+        for (index_type k = 0; k < m; ++k) std::swap(b[k], b[rpiv_[i * m + k]]);
+        for (index_type k = 0; k < m; ++k)
+            for (index_type q = k + 1; q < m; ++q) b[q] -= lu[q + k * m] * b[k];
+        for (index_type k = m - 1; k >= 0; --k) {
+            b[k] /= lu[k + k * m];
+            for (index_type q = 0; q < k; ++q) b[q] -= lu[q + k * m] * b[k];
+        }
+    }
+    // Purification: x_i = A_i^{-1} (r_i - [0; B_i x_{i+1}^t] - [C_i x_{i-1}^b; 0]).
+    std::vector<T> w;
+    for (index_type i = 0; i < p; ++i) {
+        const index_type off = part.offset(i), n = part.size(i);
+        w.assign(r + off, r + off + n);
+        if (i > 0) {
+            const T* xb = xhat.data() + (i - 1) * m;
+            for (index_type q = 0; q < K; ++q) {
+                T s(0);
+                for (index_type c = q; c < K; ++c) s += fac_[(2 * K + q - c) + (off - K + c) * ld] * xb[c];
+                w[q] -= s;
+            }
+        }
+        if (i + 1 < p) {
+            const T* xt = xhat.data() + i * m + K;
+            for (index_type q = 0; q < K; ++q) {
+                T s(0);
+                for (index_type c = 0; c <= q; ++c) s += fac_[(q - c) + (off + n + c) * ld] * xt[c];
+                w[n - K + q] -= s;
+            }
+        }
+        band_solve(fac_.data() + off * ld, n, K, w.data());
+        for (index_type k = 0; k < n; ++k) z[off + k] = static_cast<Out>(w[k]);
+    }
+}
+
+template <typename T>
+void SpikeReference<T>::apply(const T* r, T* z) const
+{
+    apply_impl(r, z);
+}
+
+template <typename T>
+void SpikeReference<T>::apply_mixed(const double* r, double* z) const
+{
+    apply_impl(r, z);
+}
+
+template class SpikeReference<float>;
+template class SpikeReference<double>;
+
+}  // namespace kbench::solvers::spike
