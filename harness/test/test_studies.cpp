@@ -1,5 +1,6 @@
 // The study registry (with the studies of KBENCH_STUDY_SOURCES linked in), the catalogue, the
 // run order and the needs check. No GPU needed.
+#include "harness/bench_spike.hpp"
 #include "harness/catalogue.hpp"
 #include "harness/study.hpp"
 
@@ -126,8 +127,8 @@ TEST(Registry, FindListsValidIdsForUnknownAndUnimplementedIds)
     EXPECT_NE(unknown.find("valid ids: anzt2015/table2, anzt2015/table3, anzt2015/table1, "),
               std::string::npos);
     EXPECT_NE(unknown.find(", all)"), std::string::npos);
-    const std::string planned = message_of("li2012/fig4");
-    EXPECT_NE(planned.find("'li2012/fig4' is catalogued but not implemented yet"),
+    const std::string planned = message_of("zianekhodja2014/table2");
+    EXPECT_NE(planned.find("'zianekhodja2014/table2' is catalogued but not implemented yet"),
               std::string::npos);
     EXPECT_NE(planned.find("valid ids: anzt2015/table2"), std::string::npos);
 }
@@ -209,4 +210,72 @@ TEST(Anzt2015, BicgstabIdsShareOneRun)
     EXPECT_EQ(doc["context"]["kbench"]["id"], "anzt2015/fig11");
     EXPECT_EQ(doc["benchmarks"], table5["benchmarks"]);
     EXPECT_TRUE(kh::find_reproduction("anzt2015/table1").needs.nsight_compute);
+}
+
+TEST(Li2012, EveryIdIsRegisteredOnOneGpuWithoutAMatrixSet)
+{
+    for (const char* id : {"li2012/table1", "li2012/table3", "li2012/fig4", "li2012/fig5",
+                           "li2012/fig6", "li2012/mixed"}) {
+        const kh::Reproduction& r = kh::find_reproduction(id);
+        EXPECT_EQ(r.needs.gpus, 1) << id;
+        EXPECT_FALSE(r.needs.nsight_compute) << id;
+        EXPECT_EQ(r.default_set, "default") << id;
+        EXPECT_TRUE(r.derive_from.empty()) << id;
+        EXPECT_NE(r.description.find("uses no matrix set"), std::string::npos) << id;
+    }
+}
+
+TEST(Li2012, RunnersRejectBadOptionsBeforeTouchingTheGpu)
+{
+    kh::StudyRun run;
+    run.options.repetitions = 0;
+    for (const char* id : {"li2012/table1", "li2012/table3", "li2012/fig4", "li2012/fig5",
+                           "li2012/fig6", "li2012/mixed"}) {
+        run.id = id;
+        try {
+            kh::find_reproduction(id).run(run);
+            ADD_FAILURE() << id << ": no exception";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("--repetitions must be >= 1, got 0"),
+                      std::string::npos) << id << ": " << e.what();
+        }
+    }
+    run.options.repetitions = 10;
+    run.id = "li2012/table1";  // the scaling runner serves fig4 and fig5 only
+    EXPECT_THROW(kh::run_spike_scaling_study(run), std::invalid_argument);
+}
+
+TEST(Li2012, IllTunedPsizeIsMin2048AndHalfN)
+{
+    EXPECT_EQ(kh::li2012::ill_tuned_psize(100000, 32), 2048);
+    EXPECT_EQ(kh::li2012::ill_tuned_psize(4096, 32), 2048);
+    EXPECT_EQ(kh::li2012::ill_tuned_psize(4000, 32), 2000);  // li2012's min(2048, N) > N/2
+    EXPECT_EQ(kh::li2012::ill_tuned_psize(2000, 32), 1000);
+    EXPECT_EQ(kh::li2012::ill_tuned_psize(128, 32), 64);
+    EXPECT_THROW(kh::li2012::ill_tuned_psize(127, 32), std::invalid_argument);
+}
+
+TEST(Li2012, PsizeGridSpansTwoKToHalfN)
+{
+    using v = std::vector<kbench::index_type>;
+    EXPECT_EQ(kh::li2012::psize_grid(2000, 32), (v{64, 96, 128, 192, 256, 384, 512, 768, 1000}));
+    EXPECT_EQ(kh::li2012::psize_grid(400, 50), (v{100, 128, 192, 200}));
+    const v big = kh::li2012::psize_grid(100000, 32);
+    EXPECT_EQ(big.front(), 64);
+    EXPECT_EQ(big.back(), 50000);
+    EXPECT_TRUE(std::is_sorted(big.begin(), big.end()));
+    EXPECT_NE(std::find(big.begin(), big.end(), 2048), big.end());
+    EXPECT_EQ(big.size(), 21u);  // 64 .. 49152 (20 values) and 50000
+    EXPECT_THROW(kh::li2012::psize_grid(100, 32), std::invalid_argument);
+}
+
+TEST(Li2012, BudgetSkipsWhatWouldExceedIt)
+{
+    EXPECT_FALSE(kh::li2012::budget_skip_reason(0.0, 100.0, 20.0, 45.0).empty());  // used up
+    EXPECT_TRUE(kh::li2012::budget_skip_reason(0.0, 0.0, 20.0, 45.0).empty());  // unknown: run
+    EXPECT_TRUE(kh::li2012::budget_skip_reason(19.0, 20.0, 20.0, 45.0).empty());
+    EXPECT_EQ(kh::li2012::budget_skip_reason(21.0, 0.0, 20.0, 45.0),
+              "predicted 21 s exceeds the point budget of 20 s");
+    EXPECT_EQ(kh::li2012::budget_skip_reason(10.0, 40.0, 20.0, 45.0),
+              "the series budget of 45 s would be exceeded (40 s used, 10 s predicted)");
 }

@@ -2,9 +2,15 @@
 #include "solvers/spike/spike.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
 
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
 #include <cfloat>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -75,24 +81,29 @@ __global__ void __launch_bounds__(max_threads)
 }
 
 /// LU without pivoting, one block per partition: blocks 0..p-1 factor A_i in `fac`, blocks
-/// p..2p-1 the reversed blocks in `rev` (the UL of A_i). For each pivot k the threads scale the
-/// K multipliers below it, then update the K x K window to its lower right (li2012 Sec. 2.2).
-/// Shared: the window's K+1 columns live in shared memory as a ring of columns, column k going
-/// back to global memory and column k+K+1 coming in after step k. status[block] = the first bad
-/// step (left at -1 otherwise).
+/// p..2p-1 the reversed blocks in `rev` (the UL of A_i), with `corner` only the bottom-right
+/// 2K x 2K corner of the reversed blocks 1..p-1 (li2012 Sec. 2.2's corner UL; block p idles).
+/// For each pivot k the threads scale the K multipliers below it, then update the K x K window
+/// to its lower right (li2012 Sec. 2.2). Shared: the window's K+1 columns live in shared memory
+/// as a ring of columns, column k going back to global memory and column k+K+1 coming in after
+/// step k. status[block] = the first bad step of the whole (reversed) block (left at -1
+/// otherwise).
 template <typename T, bool Shared>
 __global__ void __launch_bounds__(max_threads)
     band_lu_kernel(T* __restrict__ fac, T* __restrict__ rev, const T* __restrict__ scale, Parts P,
-                   int* __restrict__ status)
+                   bool corner, int* __restrict__ status)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* win = reinterpret_cast<T*>(smem_raw);
     const int part = blockIdx.x % P.p;
     const bool ul = blockIdx.x >= P.p;
-    const int off = P.offset(part), n = P.size(part), K = P.K, tid = threadIdx.x;
+    const int K = P.K, tid = threadIdx.x;
+    if (ul && corner && part == 0) return;
+    const int skip = ul && corner ? P.size(part) - 2 * K : 0;  // leading columns not factored
+    const int off = P.offset(part) + skip, n = P.size(part) - skip;
     const std::size_t ld = P.ld();
     T* a = (ul ? rev : fac) + off * ld;
-    const T* sc = scale + (ul ? off + n - 1 : off);
+    const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
     const int sstride = ul ? -1 : 1;
     auto at = [&](int r, int c) -> T& {
         return Shared ? win[(K + r - c) + (c % (K + 1)) * ld] : a[(K + r - c) + c * ld];
@@ -105,7 +116,7 @@ __global__ void __launch_bounds__(max_threads)
     for (int k = 0; k < n; ++k) {
         const T piv = at(k, k);
         if (bad_pivot(piv, sc[k * sstride])) {
-            if (tid == 0) status[blockIdx.x] = k;
+            if (tid == 0) status[blockIdx.x] = skip + k;
             return;
         }
         const int m = K < n - 1 - k ? K : n - 1 - k;
@@ -390,10 +401,45 @@ unsigned blocks_for(std::size_t work, int threads)
     return static_cast<unsigned>((work + threads - 1) / threads);
 }
 
+/// Times the phases of SpikeSolver::factor with CUDA events and NVTX ranges of the same names
+/// when `phases` is given; otherwise records nothing. end() waits for the phase's last event.
+class FactorClock {
+public:
+    FactorClock(std::vector<PhaseTime>* phases, cudaStream_t stream)
+        : phases_(phases), stream_(stream)
+    {
+        if (phases_ == nullptr) return;
+        start_.emplace();
+        stop_.emplace();
+    }
+    void begin(const char* name)
+    {
+        if (phases_ == nullptr) return;
+        name_ = name;
+        nvtxRangePushA(name);
+        start_->record(stream_);
+    }
+    void end()
+    {
+        if (phases_ == nullptr) return;
+        stop_->record(stream_);
+        nvtxRangePop();
+        stop_->synchronize();
+        detail::add_phase(*phases_, name_, "setup", stop_->seconds_since(*start_));
+    }
+
+private:
+    std::vector<PhaseTime>* phases_;
+    cudaStream_t stream_;
+    const char* name_ = "";
+    std::optional<cuda_event> start_, stop_;
+};
+
 }  // namespace
 
 template <typename T>
-SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream)
+SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream,
+                                   SpikeTips tips, std::vector<PhaseTime>* phases)
 {
     factored_ = false;
     const Partitioning part = make_partitioning(a.n, a.K, psize);
@@ -413,9 +459,11 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     ensure(rpiv_, (p - 1) * 2 * K);
     ensure(xhat_, (p - 1) * 2 * K);
     ensure(status_, 3 * p);
+    FactorClock clock(phases, stream);
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(fac_.data(), a.ab.data(), fac_.bytes(),
                                       cudaMemcpyHostToDevice, stream));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(status_.data(), 0xFF, status_.bytes(), stream));
+    clock.begin("LU/UL");
     row_scale_kernel<T><<<blocks_for(n, max_threads), max_threads, 0, stream>>>(fac_.data(), P,
                                                                                 scale_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
@@ -424,13 +472,15 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     KBENCH_CUDA_CHECK_LAUNCH();
     const std::size_t window = (K + 1) * ld * sizeof(T);
     const int lu_threads = threads_for(static_cast<long long>(K * K > ld ? K * K : ld));
+    const bool corner = tips == SpikeTips::corner_ul;
     if (window <= shared_window_bytes)
         band_lu_kernel<T, true><<<2 * p, lu_threads, window, stream>>>(
-            fac_.data(), rev_.data(), scale_.data(), P, status_.data());
+            fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
     else
         band_lu_kernel<T, false><<<2 * p, lu_threads, 0, stream>>>(
-            fac_.data(), rev_.data(), scale_.data(), P, status_.data());
+            fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
+    clock.end();
     std::vector<int> st(3 * p);
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(st.data(), status_.data(), status_.bytes(),
                                       cudaMemcpyDeviceToHost, stream));
@@ -439,12 +489,16 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     SpikeStatus s = detail::pick_status(part, lu, ul, {});
     if (!s.ok()) return s;
 
+    clock.begin("spikes");
     tips_kernel<T><<<2 * (p - 1), threads_for(K), 0, stream>>>(fac_.data(), rev_.data(), P,
                                                                vtip_.data(), wtip_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
+    clock.end();
+    clock.begin("reduced system");
     reduced_factor_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
         vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p);
     KBENCH_CUDA_CHECK_LAUNCH();
+    clock.end();
     std::vector<int> red(p - 1);
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(red.data(), status_.data() + 2 * p, red.size() * sizeof(int),
                                       cudaMemcpyDeviceToHost, stream));
@@ -452,6 +506,30 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     s = detail::pick_status(part, lu, ul, red);
     factored_ = s.ok();
     return s;
+}
+
+template <typename T>
+int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
+{
+    if (K < 1)
+        throw std::invalid_argument("SpikeSolver::resident_blocks_per_sm: K = " +
+                                    std::to_string(K) + ", expected >= 1");
+    const std::size_t ld = 2 * static_cast<std::size_t>(K) + 1;
+    const std::size_t KK = static_cast<std::size_t>(K) * K;
+    const std::size_t window = (K + 1) * ld * sizeof(T);
+    const int lu_threads = threads_for(static_cast<long long>(KK > ld ? KK : ld));
+    const int lu = window <= shared_window_bytes
+                       ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
+                                         lu_threads, window)
+                       : resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, false>),
+                                         lu_threads, 0);
+    const int solve = resident_blocks(
+        reinterpret_cast<const void*>(&band_solve_kernel<T, T, T, false>), threads_for(K),
+        static_cast<std::size_t>(3 * K + 2) * sizeof(T));
+    int device = 0, sms = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return std::max(1, std::min(lu, solve) / std::max(sms, 1));
 }
 
 template <typename T>

@@ -12,10 +12,11 @@
 //        triangular (i > 0);
 //   V_i^b = bottom K x K of A_i^{-1} [0; B_i]   (bottom tip of the right spike, i < p-1),
 //   W_i^t = top K x K of A_i^{-1} [C_i; 0]      (top tip of the left spike, i > 0).
-// Both tips are exact: V_i^b = U_bb^{-1} L_bb^{-1} B_i from the bottom-right K x K corners of
+// Both tips are exact by default: V_i^b = U_bb^{-1} L_bb^{-1} B_i from the bottom-right K x K corners of
 // A_i = L U, and W_i^t likewise from A_i = U' L' (computed as the LU of the row- and
 // column-reversed block). li2012 Sec. 2.2 approximates the UL by factoring only the top 2K x 2K
-// corner; kbench factors the whole block, so the only approximation is the truncation.
+// corner; kbench factors the whole block by default (SpikeTips::exact), so the only
+// approximation is the truncation; SpikeTips::corner_ul reproduces li2012's corner UL.
 // Interface i (between partitions i and i+1, i = 0..p-2) has the 2K x 2K reduced block
 //   R_i = [[I, V_i^b], [W_{i+1}^t, I]],   R_i [x_i^b; x_{i+1}^t] = [g_i^b; g_{i+1}^t],
 // which drops the couplings to the neighbouring interfaces (li2012 Sec. 1.3, M_WV).
@@ -25,6 +26,7 @@
 
 #include "kernels/base/device_buffer.hpp"
 #include "matrices/banded.hpp"
+#include "solvers/solve_result.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -70,17 +72,33 @@ struct SpikeStatus {
 
 const char* to_string(SpikeStage stage);
 
+/// Where the top spike tips W_{i+1}^t come from (li2012 Sec. 2.2).
+enum class SpikeTips {
+    exact,      // UL of the whole diagonal block A_{i+1}: the exact tip
+    corner_ul,  // li2012 Sec. 2.2 (l = 2K): UL of the top-left 2K x 2K corner of A_{i+1} only,
+                // W^t = top K x K of corner^{-1} [C_{i+1}; 0]; its error grows as the diagonal
+                // dominance falls. Equal to exact when psize = 2K. Partition 0 gets no UL.
+};
+/// "exact" or "corner_ul"; parse_spike_tips throws std::invalid_argument naming both.
+const char* to_string(SpikeTips tips);
+SpikeTips parse_spike_tips(const std::string& name);
+
 /// CPU reference of truncated SPIKE in T (float or double). Host memory, one thread. Same
 /// steps, layouts and status rules as SpikeSolver.
 template <typename T>
 class SpikeReference {
 public:
     /// Partitions `a` (band storage, see matrices/banded.hpp), factors every diagonal block
-    /// (LU and UL, no pivoting), computes the spike tips and factors every reduced block (dense
-    /// LU with partial pivoting). Returns the first zero pivot as a status (then apply throws).
+    /// (LU and UL, no pivoting; the UL as `tips` says), computes the spike tips and factors
+    /// every reduced block (dense LU with partial pivoting). Returns the first zero pivot as a
+    /// status (then apply throws). With `phases`, adds the host wall time (seconds) of "LU/UL",
+    /// "spikes" and "reduced system" (group "setup") to the entries of those names, appending
+    /// missing ones; a factorization stopped by a zero pivot adds only the phases it ran.
     /// Throws std::invalid_argument for a bad psize (make_partitioning) or an ab of the wrong
     /// size. Source: li2012 Sec. 1.2, 1.3, 2.2.
-    SpikeStatus factor(const BandMatrix<T>& a, index_type psize);
+    SpikeStatus factor(const BandMatrix<T>& a, index_type psize,
+                       SpikeTips tips = SpikeTips::exact,
+                       std::vector<PhaseTime>* phases = nullptr);
     /// z = M^{-1} r, r and z host arrays of n entries (may not overlap). Throws std::logic_error
     /// without a successful factor(). Source: li2012 Sec. 1.3.
     void apply(const T* r, T* z) const;
@@ -116,9 +134,14 @@ class SpikeSolver {
 public:
     SpikeSolver() = default;
     /// As SpikeReference::factor; `a` is copied to the device. Synchronizes `stream` twice (to
-    /// read the statuses). Throws std::invalid_argument (psize, size of ab) and
-    /// kbench::cuda_error.
-    SpikeStatus factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream);
+    /// read the statuses). With `phases`, the phases are timed with CUDA events on `stream`
+    /// (and wrapped in NVTX ranges of the same names): "LU/UL" covers the row scales, the block
+    /// reversal and the LU/UL kernel (not the copy of `a`), "spikes" the tips kernel, "reduced
+    /// system" the reduced blocks' LU; without it no event is recorded. Throws
+    /// std::invalid_argument (psize, size of ab) and kbench::cuda_error.
+    SpikeStatus factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream,
+                       SpikeTips tips = SpikeTips::exact,
+                       std::vector<PhaseTime>* phases = nullptr);
     /// z = M^{-1} r for device arrays of n entries (may not overlap), asynchronous on `stream`.
     /// Throws std::logic_error without a successful factor().
     void apply(const T* r, T* z, cudaStream_t stream);
@@ -126,6 +149,11 @@ public:
     void apply_mixed(const double* r, double* z, cudaStream_t stream);
     index_type partition_count() const { return part_.count; }
     const Partitioning& partitioning() const { return part_; }
+    /// Thread blocks of the per-partition kernels (factorization and substitution, the fewer of
+    /// the two) resident on one SM of the current device for half-bandwidth K, at least 1: the
+    /// resident_blocks_per_sm that models::spike::choose_psize takes. Throws
+    /// std::invalid_argument for K < 1, kbench::cuda_error on CUDA failures.
+    static int resident_blocks_per_sm(index_type K);
 
 private:
     template <typename In, typename Out>
@@ -142,6 +170,13 @@ namespace detail {
 /// hold the local elimination step of the first zero pivot, or -1. Shared by both twins.
 SpikeStatus pick_status(const Partitioning& part, const std::vector<int>& lu,
                         const std::vector<int>& ul, const std::vector<int>& red);
+/// Rows of the UL factorization of partition i: its size (exact), 2K (corner_ul, i > 0) or 0
+/// (corner_ul, i = 0: no UL). The factored rows are the top ones of A_i, i.e. the bottom-right
+/// corner of the reversed block. The CPU twin's rule; band_lu_kernel applies the same.
+index_type ul_rows(const Partitioning& part, index_type i, SpikeTips tips);
+/// Adds `seconds` to the phase `name` of `phases` (one more call), appending it when missing.
+void add_phase(std::vector<PhaseTime>& phases, const char* name, const char* group,
+               double seconds);
 }  // namespace detail
 
 }  // namespace kbench::solvers::spike

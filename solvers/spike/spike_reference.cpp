@@ -3,6 +3,7 @@
 #include "solvers/spike/spike.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -34,6 +35,18 @@ const char* to_string(SpikeStage stage)
     case SpikeStage::reduced: return "reduced system";
     }
     return "?";
+}
+
+const char* to_string(SpikeTips tips)
+{
+    return tips == SpikeTips::exact ? "exact" : "corner_ul";
+}
+
+SpikeTips parse_spike_tips(const std::string& name)
+{
+    for (SpikeTips t : {SpikeTips::exact, SpikeTips::corner_ul})
+        if (name == to_string(t)) return t;
+    throw std::invalid_argument("spike tips '" + name + "': expected exact or corner_ul");
 }
 
 std::string SpikeStatus::message() const
@@ -72,6 +85,24 @@ SpikeStatus pick_status(const Partitioning& part, const std::vector<int>& lu,
         }
     }
     return s;
+}
+
+index_type ul_rows(const Partitioning& part, index_type i, SpikeTips tips)
+{
+    if (tips == SpikeTips::exact) return part.size(i);
+    return i == 0 ? 0 : 2 * part.K;
+}
+
+void add_phase(std::vector<PhaseTime>& phases, const char* name, const char* group,
+               double seconds)
+{
+    for (PhaseTime& ph : phases)
+        if (ph.name == name) {
+            ph.seconds += seconds;
+            ++ph.calls;
+            return;
+        }
+    phases.push_back(PhaseTime{name, group, seconds, 1});
 }
 
 }  // namespace detail
@@ -161,8 +192,18 @@ void band_solve(const T* a, index_type n, index_type K, T* x)
 }  // namespace
 
 template <typename T>
-SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize)
+SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, SpikeTips tips,
+                                      std::vector<PhaseTime>* phases)
 {
+    using clock = std::chrono::steady_clock;
+    auto t0 = clock::now();
+    auto lap = [&](const char* name) {  // adds the time since the last lap to phase `name`
+        const auto t1 = clock::now();
+        if (phases != nullptr)
+            detail::add_phase(*phases, name, "setup",
+                              std::chrono::duration<double>(t1 - t0).count());
+        t0 = t1;
+    };
     factored_ = false;
     const Partitioning part = make_partitioning(a.n, a.K, psize);
     const index_type K = a.K, p = part.count;
@@ -186,12 +227,19 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize)
                 if (r >= 0 && r < n) rev_[t + (off + c) * ld] = fac_[(2 * K - t) + (off + n - 1 - c) * ld];
             }
     }
-    std::vector<int> lu(p), ul(p), red;
+    std::vector<int> lu(p), ul(p, -1), red;
     for (index_type i = 0; i < p; ++i) {
         const index_type off = part.offset(i), n = part.size(i);
         lu[i] = band_lu(fac_.data() + off * ld, n, K, scale_.data() + off, 1);
-        ul[i] = band_lu(rev_.data() + off * ld, n, K, scale_.data() + off + n - 1, -1);
+        // UL of the top l rows of A_i = LU of the bottom-right l x l corner of the reversed
+        // block (column n - l on); its step k is the reversed block's step n - l + k.
+        const index_type l = detail::ul_rows(part, i, tips);
+        if (l == 0) continue;
+        const int k =
+            band_lu(rev_.data() + (off + n - l) * ld, l, K, scale_.data() + off + l - 1, -1);
+        if (k >= 0) ul[i] = static_cast<int>(n - l) + k;
     }
+    lap("LU/UL");
     SpikeStatus s = detail::pick_status(part, lu, ul, red);
     if (!s.ok()) return s;
     // Spike tips: V_i^b from B_i (lower triangular, in the columns of partition i+1), W_{i+1}^t
@@ -215,6 +263,7 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize)
         for (index_type c = 0; c < K; ++c)
             for (index_type r = 0; r < K; ++r) w[r + c * K] = y[(K - 1 - r) + c * K];
     }
+    lap("spikes");
     // Reduced blocks R_i = [[I, V_i^b], [W_{i+1}^t, I]].
     const index_type m = 2 * K;
     const std::size_t mm = static_cast<std::size_t>(m) * m;
@@ -231,6 +280,7 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize)
             }
         red[i] = dense_lu(r, m, rpiv_.data() + i * m);
     }
+    lap("reduced system");
     s = detail::pick_status(part, lu, ul, red);
     factored_ = s.ok();
     return s;

@@ -1,0 +1,112 @@
+// BiCGStab preconditioned by truncated SPIKE (li2012 Algorithm 1 with M = truncated SPIKE,
+// Sec. 1.4; mixed precision Sec. 2.4) for banded systems, on the GPU (spike_bicgstab.cu) and
+// its CPU twin (spike_bicgstab.cpp).
+//
+// The iteration is right-preconditioned BiCGStab (van der Vorst 1992) on A M^{-1} y = b,
+// x = M^{-1} y, carried in x directly:
+//   p = r + beta (p - omega v);  p_hat = M^{-1} p;  v = A p_hat;  alpha = rho / (r_hat . v);
+//   s = r - alpha v;  s_hat = M^{-1} s;  t = A s_hat;  omega = (t . s) / (t . t);
+//   x += alpha p_hat + omega s_hat;  r = s - omega t;  rho = r_hat . r.
+// Stopping test (li2012 Alg. 1): ||r||_inf / ||b||_inf <= tolerance on the recurrence residual.
+// The scalar rules (breakdowns, half-step convergence) are those of kernels/bicgstab_kernels.hpp.
+#pragma once
+
+#include "matrices/banded.hpp"
+#include "solvers/solve_result.hpp"
+#include "solvers/spike/spike.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace kbench::solvers::spike {
+
+/// Precision of the preconditioner; BiCGStab itself always runs in double.
+enum class SpikePrecision {
+    double_precision,  // SPIKE factors and applies in double
+    mixed,             // SPIKE factors and applies in float, vectors converted at the boundary
+                       // (li2012 Sec. 2.4)
+};
+
+/// "double" or "mixed"; parse_spike_precision throws std::invalid_argument naming both.
+const char* to_string(SpikePrecision precision);
+SpikePrecision parse_spike_precision(const std::string& name);
+
+struct SpikeBicgstabOptions {
+    /// Rows per partition. 0: automatic, models::spike::choose_psize with the GPU's SM count
+    /// and SpikeSolver::resident_blocks_per_sm (the CPU twin: one slot, 1 SM x 1 block). An
+    /// explicit value must satisfy 2K <= psize <= N/2 (make_partitioning throws otherwise).
+    index_type psize = 0;
+    SpikePrecision precision = SpikePrecision::double_precision;
+    double tolerance = 1e-8;  // ||r_k||_inf / ||b||_inf <= tolerance, recurrence residual
+    int max_iterations = 1000;
+    /// Time the phases (result.phases) with CUDA events between them (the CPU twin: a host
+    /// clock) and NVTX ranges of the same names. Off: no event beyond the solve's two.
+    bool detailed = false;
+    /// Stagnation: stop when no iteration in this many reached a new smallest residual (0:
+    /// never), as BicgstabOptions::stagnation_window.
+    int stagnation_window = 200;
+    /// How the top spike tips are computed (li2012 Sec. 2.2: corner_ul).
+    SpikeTips tips = SpikeTips::exact;
+};
+
+struct SpikeBicgstabResult {
+    /// iterations, status, detail, residual_history (entry i: ||r_i||_inf / ||b||_inf of the
+    /// recurrence), true_residual (||b - A x||_inf / ||b||_inf recomputed; ||b - A x||_inf when
+    /// b = 0), seconds (the iterations, from r_0 ready to the last residual read).
+    SolveResult solve;
+    /// The factorization's outcome. A zero pivot makes solve.status breakdown with detail =
+    /// factor_status.message(); no iteration runs and x keeps x0.
+    SpikeStatus factor_status;
+    index_type psize = 0;       // rows per partition used (the choice when options.psize = 0)
+    index_type partitions = 0;  // p
+    double factor_seconds = 0.0;  // SPIKE setup: copy of A to the device, LU/UL, spikes,
+                                  // reduced system (CUDA events; CPU: host clock)
+    double total_seconds = 0.0;   // factor_seconds + solve.seconds (what li2012 times)
+    /// Detailed runs only, summed seconds in this order: "LU/UL", "spikes", "reduced system"
+    /// (group "setup"), "BiCGStab SpMV", "preconditioner", "other" (group "iteration"; other =
+    /// the vector kernels and the per-iteration residual read); li2012 Fig. 6's split. Their
+    /// sum is at most total_seconds.
+    std::vector<PhaseTime> phases;
+};
+
+/// Solves A x = b on the GPU. a: the band matrix on the host (copied to the device: band
+/// storage for SPIKE, CSR for the shared SpMV operator with policy "auto"); b, x: device vectors
+/// of a.n doubles (x: x0 on entry, the solution on return). All work is enqueued on `stream`
+/// and the call returns when it completed. A zero b gives x = 0, converged at iteration 0.
+/// Throws std::invalid_argument for a bad psize (naming it), tolerance < 0 or not finite,
+/// max_iterations < 0 or stagnation_window < 0; kbench::cuda_error on CUDA/cuBLAS failures.
+/// Breakdowns (zero pivot, rho = 0, r_hat . v = 0, omega = 0), non-finite values and
+/// stagnation are statuses. Source: li2012 Sec. 1.3-1.4, 2.4, Algorithm 1.
+SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b, double* x,
+                                   const SpikeBicgstabOptions& options, cudaStream_t stream);
+
+/// The same solve on the CPU, one thread: SpikeReference as preconditioner, band_multiply as
+/// SpMV, the vector updates of kernels/bicgstab_kernels.hpp's references. b, x: host vectors of
+/// a.n entries (x: x0 on entry). Same options (psize = 0: see SpikeBicgstabOptions), results
+/// and errors; times with the host clock.
+SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::vector<double>& b,
+                                       std::vector<double>& x,
+                                       const SpikeBicgstabOptions& options);
+
+namespace detail {
+/// Throws std::invalid_argument naming the field and its value for tolerance < 0 or not
+/// finite, max_iterations < 0 or stagnation_window < 0.
+void check_options(const SpikeBicgstabOptions& options);
+/// options.psize (validated by make_partitioning), or, when 0, models::spike::choose_psize for
+/// a GPU of sm_count SMs holding resident_blocks_per_sm partition blocks each (value bytes of
+/// options.precision).
+index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
+                         int sm_count, int resident_blocks_per_sm);
+/// The stopping test after iteration `iteration` (0: the initial residual), in the order of
+/// solvers/bicgstab.cu: converged (rel <= tolerance), status (bicgstab::DeviceStatus, or a
+/// non-finite rel), max_iterations, stagnation. Sets result.status and detail and returns true
+/// when the solve stops. best and best_iteration carry the smallest residual so far.
+bool stop_after(SolveResult& result, int iteration, double rel, int status,
+                const SpikeBicgstabOptions& options, double& best, int& best_iteration);
+/// The detailed run's phases in li2012 Fig. 6's order, all at zero.
+std::vector<PhaseTime> empty_phases();
+}  // namespace detail
+
+}  // namespace kbench::solvers::spike
