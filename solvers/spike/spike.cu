@@ -114,6 +114,11 @@ __global__ void __launch_bounds__(max_threads)
         __syncthreads();
     }
     for (int k = 0; k < n; ++k) {
+        // Shared: the column entering the window after this step, loaded now so that its
+        // latency overlaps the update (blockDim >= ld on this path: one entry per thread).
+        T incoming(0);
+        if (Shared && k + K + 1 < n && tid < static_cast<int>(ld))
+            incoming = a[tid + (k + K + 1) * ld];
         const T piv = at(k, k);
         if (bad_pivot(piv, sc[k * sstride])) {
             if (tid == 0) status[blockIdx.x] = skip + k;
@@ -130,10 +135,9 @@ __global__ void __launch_bounds__(max_threads)
         if (Shared) {
             T* slot = win + (k % (K + 1)) * ld;
             T* col = a + k * ld;
-            const bool load = k + K + 1 < n;
-            for (int t = tid; t < static_cast<int>(ld); t += blockDim.x) {
-                col[t] = slot[t];
-                if (load) slot[t] = col[t + (K + 1) * ld];
+            if (tid < static_cast<int>(ld)) {
+                col[tid] = slot[tid];
+                if (k + K + 1 < n) slot[tid] = incoming;
             }
             __syncthreads();
         }
@@ -159,19 +163,41 @@ __device__ void corner_solve(const T* __restrict__ a, int n, int K, T* __restric
     }
 }
 
-/// Spike tips, 2(p-1) blocks: block i < p-1 computes V_i^b from B_i, block p-1+i computes
-/// W_{i+1}^t from C_{i+1} through the reversed factors.
+/// corner_solve on a dense K x K copy of the corner (column-major, ld K) in shared memory.
 template <typename T>
+__device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict__ y)
+{
+    for (int c = threadIdx.x; c < K; c += blockDim.x) {
+        T* col = y + static_cast<std::size_t>(c) * K;
+        for (int q = 0; q < K; ++q) {
+            const T v = col[q];
+            for (int r = q + 1; r < K; ++r) col[r] -= f[r + q * K] * v;
+        }
+        for (int q = K - 1; q >= 0; --q) {
+            const T v = col[q] / f[q + q * K];
+            col[q] = v;
+            for (int r = 0; r < q; ++r) col[r] -= f[r + q * K] * v;
+        }
+    }
+}
+
+/// Spike tips, 2(p-1) blocks: block i < p-1 computes V_i^b from B_i, block p-1+i computes
+/// W_{i+1}^t from C_{i+1} through the reversed factors. Shared: the corner of the factors and
+/// the K x K right-hand sides are solved in shared memory (2 K^2 values), else in place in
+/// global memory.
+template <typename T, bool Shared>
 __global__ void __launch_bounds__(max_threads)
     tips_kernel(const T* __restrict__ fac, const T* __restrict__ rev, Parts P,
                 T* __restrict__ vtip, T* __restrict__ wtip)
 {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
     const int K = P.K;
     const std::size_t ld = P.ld(), KK = static_cast<std::size_t>(K) * K;
     const bool w = blockIdx.x >= P.p - 1;
     const int i = w ? blockIdx.x - (P.p - 1) : blockIdx.x;
     const int off1 = P.offset(i + 1);
-    T* y = (w ? wtip : vtip) + i * KK;
+    T* out = (w ? wtip : vtip) + i * KK;
+    T* y = Shared ? reinterpret_cast<T*>(smem_raw) : out;
     for (int c = threadIdx.x; c < K; c += blockDim.x) {
         T* col = y + static_cast<std::size_t>(c) * K;
         for (int r = 0; r < K; ++r) {
@@ -182,10 +208,20 @@ __global__ void __launch_bounds__(max_threads)
                                         : T(0);
         }
     }
-    if (!w)
-        corner_solve(fac + P.offset(i) * ld, P.size(i), K, y);
-    else
-        corner_solve(rev + off1 * ld, P.size(i + 1), K, y);
+    const T* blk = w ? rev + off1 * ld : fac + P.offset(i) * ld;
+    const int nb = w ? P.size(i + 1) : P.size(i);
+    if (Shared) {
+        T* f = y + KK;  // the corner's L and U, dense
+        const int o = nb - K;
+        for (std::size_t e = threadIdx.x; e < KK; e += blockDim.x) {
+            const int r = static_cast<int>(e % K), c = static_cast<int>(e / K);
+            f[e] = blk[(K + r - c) + (o + c) * ld];
+        }
+        __syncthreads();
+        corner_solve_dense(f, K, y);
+    } else {
+        corner_solve(blk, nb, K, y);
+    }
     if (w) {  // W^t(r, c) = Vr(K-1-r, c): each thread reverses its own column
         for (int c = threadIdx.x; c < K; c += blockDim.x) {
             T* col = y + static_cast<std::size_t>(c) * K;
@@ -195,6 +231,11 @@ __global__ void __launch_bounds__(max_threads)
                 col[K - 1 - r] = t;
             }
         }
+    }
+    if (Shared) {  // each thread wrote only its own columns: no barrier needed before this
+        for (int c = threadIdx.x; c < K; c += blockDim.x)
+            for (int r = 0; r < K; ++r)
+                out[static_cast<std::size_t>(c) * K + r] = y[static_cast<std::size_t>(c) * K + r];
     }
 }
 
@@ -328,28 +369,48 @@ __global__ void __launch_bounds__(max_threads)
     };
     for (int j = tid; j <= K && j < n; j += blockDim.x) buf[j % ring] = rhs(j);
     __syncthreads();
+    // blockDim >= K (threads_for(K)): thread tid owns row offset i = 1 + tid of every step. The
+    // global loads of step k + 1 (its column of L, the row entering the ring) are issued before
+    // step k's update, so their latency is off the sequential chain.
+    const int i = 1 + tid;
+    auto lower = [&](int k) { return i <= K && k + i < n ? a[(K + i) + k * ld] : T(0); };
+    auto entering = [&](int k) { return tid == 0 && k + K + 1 < n ? rhs(k + K + 1) : T(0); };
+    T lk = lower(0), rk = entering(0);
     for (int k = 0; k < n; ++k) {
+        const T lnext = k + 1 < n ? lower(k + 1) : T(0);
+        const T rnext = k + 1 < n ? entering(k + 1) : T(0);
         const T yk = buf[k % ring];
-        const int m = K < n - 1 - k ? K : n - 1 - k;
-        for (int i = 1 + tid; i <= m; i += blockDim.x) buf[(k + i) % ring] -= a[(K + i) + k * ld] * yk;
+        if (i <= K && k + i < n) buf[(k + i) % ring] -= lk * yk;
         if (tid == 0) {
-            if (k + K + 1 < n) buf[(k + K + 1) % ring] = rhs(k + K + 1);
+            if (k + K + 1 < n) buf[(k + K + 1) % ring] = rk;
             out[k] = static_cast<Out>(yk);
         }
         __syncthreads();
+        lk = lnext;
+        rk = rnext;
     }
     for (int j = n - 1 - tid; j >= 0 && j >= n - 1 - K; j -= blockDim.x)
         buf[j % ring] = static_cast<T>(out[j]);
     __syncthreads();
+    auto upper = [&](int k) { return i <= K && k - i >= 0 ? a[(K - i) + k * ld] : T(0); };
+    auto leaving = [&](int k) {
+        return tid == 0 && k - K - 1 >= 0 ? static_cast<T>(out[k - K - 1]) : T(0);
+    };
+    T uk = upper(n - 1), dk = a[K + (n - 1) * ld], bk = leaving(n - 1);
     for (int k = n - 1; k >= 0; --k) {
-        const T v = buf[k % ring] / a[K + k * ld];
-        const int m = K < k ? K : k;
-        for (int i = 1 + tid; i <= m; i += blockDim.x) buf[(k - i) % ring] -= a[(K - i) + k * ld] * v;
+        const T unext = k > 0 ? upper(k - 1) : T(0);
+        const T dnext = k > 0 ? a[K + (k - 1) * ld] : T(1);
+        const T bnext = k > 0 ? leaving(k - 1) : T(0);
+        const T v = buf[k % ring] / dk;
+        if (i <= K && k - i >= 0) buf[(k - i) % ring] -= uk * v;
         if (tid == 0) {
-            if (k - K - 1 >= 0) buf[(k - K - 1) % ring] = static_cast<T>(out[k - K - 1]);
+            if (k - K - 1 >= 0) buf[(k - K - 1) % ring] = bk;
             out[k] = static_cast<Out>(v);
         }
         __syncthreads();
+        uk = unext;
+        dk = dnext;
+        bk = bnext;
     }
 }
 
@@ -447,6 +508,10 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     if (a.ab.size() != ld * n)
         throw std::invalid_argument("spike: band storage has " + std::to_string(a.ab.size()) +
                                     " entries, expected n (2K+1) = " + std::to_string(ld * n));
+    if (a.K > max_threads)  // band_solve_kernel gives each of the K row offsets a thread
+        throw std::invalid_argument("spike: K = " + std::to_string(a.K) +
+                                    ", the GPU solver supports K <= " +
+                                    std::to_string(max_threads));
     part_ = part;
     const Parts P = parts_of(part);
     ensure(fac_, ld * n);
@@ -460,8 +525,11 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     ensure(xhat_, (p - 1) * 2 * K);
     ensure(status_, 3 * p);
     FactorClock clock(phases, stream);
+    cuda_event up0, up1;
+    up0.record(stream);
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(fac_.data(), a.ab.data(), fac_.bytes(),
                                       cudaMemcpyHostToDevice, stream));
+    up1.record(stream);
     KBENCH_CUDA_CHECK(cudaMemsetAsync(status_.data(), 0xFF, status_.bytes(), stream));
     clock.begin("LU/UL");
     row_scale_kernel<T><<<blocks_for(n, max_threads), max_threads, 0, stream>>>(fac_.data(), P,
@@ -485,13 +553,19 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(st.data(), status_.data(), status_.bytes(),
                                       cudaMemcpyDeviceToHost, stream));
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    upload_seconds_ = up1.seconds_since(up0);
     const std::vector<int> lu(st.begin(), st.begin() + p), ul(st.begin() + p, st.begin() + 2 * p);
     SpikeStatus s = detail::pick_status(part, lu, ul, {});
     if (!s.ok()) return s;
 
     clock.begin("spikes");
-    tips_kernel<T><<<2 * (p - 1), threads_for(K), 0, stream>>>(fac_.data(), rev_.data(), P,
-                                                               vtip_.data(), wtip_.data());
+    const std::size_t tips_smem = 2 * K * K * sizeof(T);
+    if (tips_smem <= shared_window_bytes)
+        tips_kernel<T, true><<<2 * (p - 1), threads_for(K), tips_smem, stream>>>(
+            fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
+    else
+        tips_kernel<T, false><<<2 * (p - 1), threads_for(K), 0, stream>>>(
+            fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
     clock.end();
     clock.begin("reduced system");

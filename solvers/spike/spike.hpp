@@ -138,7 +138,7 @@ public:
     /// (and wrapped in NVTX ranges of the same names): "LU/UL" covers the row scales, the block
     /// reversal and the LU/UL kernel (not the copy of `a`), "spikes" the tips kernel, "reduced
     /// system" the reduced blocks' LU; without it no event is recorded. Throws
-    /// std::invalid_argument (psize, size of ab) and kbench::cuda_error.
+    /// std::invalid_argument (psize, size of ab, K > 256) and kbench::cuda_error.
     SpikeStatus factor(const BandMatrix<T>& a, index_type psize, cudaStream_t stream,
                        SpikeTips tips = SpikeTips::exact,
                        std::vector<PhaseTime>* phases = nullptr);
@@ -149,6 +149,10 @@ public:
     void apply_mixed(const double* r, double* z, cudaStream_t stream);
     index_type partition_count() const { return part_.count; }
     const Partitioning& partitioning() const { return part_; }
+    /// Seconds of the last factor()'s copy of the band from the host to the device (CUDA
+    /// events; pageable host memory): the part of a solve that a band already on the device
+    /// would not pay.
+    double upload_seconds() const { return upload_seconds_; }
     /// Thread blocks of the per-partition kernels (factorization and substitution, the fewer of
     /// the two) resident on one SM of the current device for half-bandwidth K, at least 1: the
     /// resident_blocks_per_sm that models::spike::choose_psize takes. Throws
@@ -161,6 +165,7 @@ private:
 
     Partitioning part_;
     bool factored_ = false;
+    double upload_seconds_ = 0.0;
     device_buffer<T> fac_, rev_, scale_, vtip_, wtip_, rlu_, g_, xhat_;
     device_buffer<int> rpiv_, status_;
 };

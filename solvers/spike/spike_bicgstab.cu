@@ -196,6 +196,10 @@ public:
         if (mixed_) single_.apply_mixed(r, z, stream);
         else double_.apply(r, z, stream);
     }
+    double upload_seconds() const
+    {
+        return mixed_ ? single_.upload_seconds() : double_.upload_seconds();
+    }
 
 private:
     bool mixed_;
@@ -245,6 +249,7 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b,
     f1.record(stream);
     f1.synchronize();
     result.factor_seconds = f1.seconds_since(f0);
+    result.transfer_seconds = m.upload_seconds();
 
     SolveResult& solve = result.solve;
     device_buffer<double> r(n), r_hat(n), p(n), v(n), s(n), t(n), p_hat(n), s_hat(n);

@@ -63,6 +63,8 @@ struct SpikeBicgstabResult {
     index_type partitions = 0;  // p
     double factor_seconds = 0.0;  // SPIKE setup: copy of A to the device, LU/UL, spikes,
                                   // reduced system (CUDA events; CPU: host clock)
+    double transfer_seconds = 0.0;  // GPU: the copy of the band to the device (pageable host
+                                    // memory), inside factor_seconds; CPU: 0
     double total_seconds = 0.0;   // factor_seconds + solve.seconds (what li2012 times)
     /// Detailed runs only, summed seconds in this order: "LU/UL", "spikes", "reduced system"
     /// (group "setup"), "BiCGStab SpMV", "preconditioner", "other" (group "iteration"; other =
@@ -96,7 +98,8 @@ namespace detail {
 void check_options(const SpikeBicgstabOptions& options);
 /// options.psize (validated by make_partitioning), or, when 0, models::spike::choose_psize for
 /// a GPU of sm_count SMs holding resident_blocks_per_sm partition blocks each (value bytes of
-/// options.precision).
+/// options.precision), its accuracy floor from the spike decay that band_decay_stats measures
+/// on `a` (rho = min(measured rho, 1 / d_min), d_min; models::spike::SpikeDecay).
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
                          int sm_count, int resident_blocks_per_sm);
 /// The stopping test after iteration `iteration` (0: the initial residual), in the order of
