@@ -13,6 +13,7 @@
 #include "models/block_gmres_model.hpp"
 #include "solvers/block_gmres.hpp"
 #include "solvers/gmres.hpp"
+#include "solvers/hessenberg.hpp"
 #include "solvers/orthogonalization/gpu_context.hpp"
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
@@ -50,6 +51,7 @@ const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
 const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
 const std::vector<int> cpu_restarts{0, 30};
 constexpr int gamma_basis_columns = 128;
+constexpr int lsq_block_steps = 30;  // one cycle of the gamma_lsq calibration (restart 30)
 constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table  // kq of the gamma calibration (a mid-cycle basis)
 
 enum class Device { gpu, cpu };
@@ -306,22 +308,67 @@ std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::
     return gamma;
 }
 
+/// gamma_lsq(s): seconds per flop of the host least squares of block GMRES with block size s
+/// (GMRES's at s = 1), which the CPU and the GPU solvers both run on the host
+/// (solvers/hessenberg.hpp, on the solvers' OpenMP threads): one cycle of lsq_block_steps block
+/// steps (reset, then add_columns of s random, diagonally dominant band Hessenberg columns per
+/// step), its median time over 5 runs divided by models::lsq_flops(s, lsq_block_steps), the
+/// count the model prices. Small s repeat the cycle up to about 1e6 flops per run.
+std::map<int, double> calibrate_gamma_lsq(const std::vector<int>& s_values)
+{
+    std::map<int, double> gamma;
+    for (int s : s_values) {
+        const int m = lsq_block_steps, rows = (m + 1) * s;
+        std::vector<double> h = random_block(rows, m * s);  // column c: rows 0 .. c + s
+        for (int c = 0; c < m * s; ++c) {
+            double* hc = h.data() + static_cast<std::size_t>(c) * rows;
+            std::fill(hc + c + s + 1, hc + rows, 0.0);
+            hc[c] += 4.0;
+        }
+        std::vector<double> S(static_cast<std::size_t>(s) * s, 0.0);
+        for (int k = 0; k < s; ++k) S[static_cast<std::size_t>(k) * s + k] = 1.0;
+        solvers::HessenbergLsq<double> lsq(m, s);
+        const double flops = models::lsq_flops(s, m);
+        const int cycles = std::max(1, static_cast<int>(1e6 / flops));
+        const double t = time_wall(
+            [&] {
+                for (int r = 0; r < cycles; ++r) {
+                    lsq.reset(S.data(), s);
+                    for (int j = 0; j < m; ++j)
+                        if (lsq.add_columns(h.data() + static_cast<std::size_t>(j) * s * rows,
+                                            rows, s) != solvers::HessenbergStatus::ok)
+                            throw std::runtime_error("calibrate_gamma_lsq: a column of the "
+                                                     "test matrix is singular at s = " +
+                                                     std::to_string(s));
+                }
+            },
+            1, 5);
+        gamma[s] = t / (cycles * flops);
+    }
+    return gamma;
+}
+
 /// The calibrated costs of one device and matrix. alpha is per method (kbench's refinement:
 /// boman2022 has one alpha): alpha for a GMRES step, alpha_block for a BGMRES block step,
-/// alpha_pseudo for a pseudo-block step.
+/// alpha_pseudo for a pseudo-block step. gamma_lsq (host least squares) is the same for both
+/// devices.
 struct Costs {
     double alpha = 0.0, alpha_block = 0.0, alpha_pseudo = 0.0, beta = 0.0;
-    std::map<int, double> gamma;
-    models::LatencyBandwidthCosts at(double step_alpha, int s) const
+    std::map<int, double> gamma, gamma_lsq;
+    /// A step's costs: orthogonalization at gamma(s), least squares at gamma_lsq(lsq_s).
+    models::LatencyBandwidthCosts at(double step_alpha, int s, int lsq_s) const
     {
-        return {step_alpha, beta, gamma.at(s)};
+        return {step_alpha, beta, gamma.at(s), gamma_lsq.at(lsq_s)};
     }
     json to_json() const
     {
-        json g = json::object();
-        for (const auto& [s, v] : gamma) g[std::to_string(s)] = v;
+        const auto by_s = [](const std::map<int, double>& values) {
+            json out = json::object();
+            for (const auto& [s, v] : values) out[std::to_string(s)] = v;
+            return out;
+        };
         return {{"alpha", alpha}, {"alpha_block", alpha_block}, {"alpha_pseudo", alpha_pseudo},
-                {"beta", beta}, {"gamma", g}};
+                {"beta", beta}, {"gamma", by_s(gamma)}, {"gamma_lsq", by_s(gamma_lsq)}};
     }
 };
 
@@ -406,17 +453,19 @@ void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr
         e["speedup_pseudo"] =
             ratio_or_null(t_gmres, pseudo.seconds, g_ok && converged(pseudo.result));
         // The model: s x GMRES and pseudo-block GMRES orthogonalize one vector at a time
-        // (gamma(1)), BGMRES a block of s (gamma(s)).
+        // (gamma(1)), BGMRES a block of s (gamma(s)); their host least squares are s GMRES
+        // ones (gamma_lsq(1): pseudo-block GMRES keeps one s = 1 HessenbergLsq per system),
+        // BGMRES's one of block size s (gamma_lsq(s)).
         const auto model = [&](double m_single, double m_block, double m_pseudo) {
             const double tg = models::model_time(
                 models::counts_s_gmres(problem, s, m_single, model_restart),
-                costs.at(costs.alpha, 1));
+                costs.at(costs.alpha, 1, 1));
             const double tb = models::model_time(
                 models::counts_bgmres(problem, s, m_block, model_restart),
-                costs.at(costs.alpha_block, s));
+                costs.at(costs.alpha_block, s, s));
             const double tp = models::model_time(
                 models::counts_pseudo_block_gmres(problem, s, m_pseudo, model_restart),
-                costs.at(costs.alpha_pseudo, 1));
+                costs.at(costs.alpha_pseudo, 1, 1));
             return std::pair{tg / tb, tg / tp};
         };
         const auto [mb, mp] = model(its, block.result.iterations, pseudo.result.iterations);
@@ -476,14 +525,26 @@ json run_block_speedup_study(const StudyRun& run)
              "seconds per non-zero of one SpMV of the matrix; gamma(s): seconds per flop of one "
              "block CGS pass of n x s against 128 basis columns; the orthogonalization term "
              "counts two passes, as the solvers run CGS2 (boman2022 counts one)",
-             "not restarted: at most 4096 basis vectors (block steps <= 4096 / s)"}}};
+             "not restarted: at most 4096 basis vectors (block steps <= 4096 / s)",
+             "gamma_lsq(s): seconds per flop of the host least squares (Givens QR of the "
+             "band Hessenberg matrix), timed on one cycle of 30 block steps of s columns; the "
+             "CPU and GPU solvers both run it on the host. The model adds gamma_lsq lsq_flops "
+             "(6 j s^3 in block step j of a cycle; kbench's extension, boman2022 leaves it "
+             "out): BGMRES at gamma_lsq(s), s x GMRES and pseudo-block GMRES (s GMRES least "
+             "squares) at gamma_lsq(1)"}}};
     for (int r : gpu_restarts) ctx["restarts"]["gpu"].push_back(restart_json(r));
     for (int r : cpu_restarts) ctx["restarts"]["cpu"].push_back(restart_json(r));
     const models::SpmvMachine figures =
         run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
-    Costs latency[2];  // per device: the three alphas, measured once
+    Costs latency[2];  // per device: the three alphas and gamma_lsq, measured once
+    std::vector<int> lsq_s = gpu_s;
+    lsq_s.insert(lsq_s.end(), cpu_s.begin(), cpu_s.end());
+    std::sort(lsq_s.begin(), lsq_s.end());
+    lsq_s.erase(std::unique(lsq_s.begin(), lsq_s.end()), lsq_s.end());
+    const std::map<int, double> gamma_lsq = calibrate_gamma_lsq(lsq_s);  // host: both devices
     for (Device device : {Device::gpu, Device::cpu}) {
         Costs& c = latency[device == Device::gpu ? 0 : 1];
+        c.gamma_lsq = gamma_lsq;
         c.alpha = calibrate_alpha(device, figures);
         c.alpha_block = calibrate_block_alpha(device, false, figures);
         c.alpha_pseudo = calibrate_block_alpha(device, true, figures);

@@ -18,7 +18,9 @@
 //   reason; times null) for points left out by the CPU time budget}.
 // context.kbench.boman2022: {tolerance, seed, s_values {gpu, cpu}, restarts {gpu, cpu},
 //   iteration_cap, basis_cap, repetitions {gpu, cpu}, cpu_budget_seconds, cpu_threads,
-//   costs {gpu|cpu: {matrix: {alpha, beta, gamma {s: value}, how}}}, spmv {matrix: choice},
+//   costs {gpu|cpu: {matrix: {alpha, alpha_block, alpha_pseudo, beta, gamma {s: value},
+//   gamma_lsq {s: value} (host least squares, seconds per flop; absent in older results)}}},
+//   spmv {matrix: choice},
 //   notes}.
 // boman2022/vanbody entries: {"name": "vanbody/<matrix>/s=<s>/restart=<r>", "figure": "vanbody",
 //   "device": "gpu", "matrix", "n", "nnz", "s", "restart", "block_steps", "total_iterations"

@@ -1,6 +1,7 @@
 // The latency-bandwidth model of boman2022 (models/block_gmres_model.hpp): the paper's two
 // formulas term by term, its "Key differences" as exact ratios, its Observations and Messages as
-// limits of the model, the restarted vanbody table's peaks, and kbench's pseudo-block extension.
+// limits of the model, the restarted vanbody table's peaks, kbench's pseudo-block extension and
+// its host least-squares term.
 // The slides state no modeled numbers (the model appears only in plots), so what is reproduced
 // is the formulas, the ratios and the qualitative statements.
 #include "models/block_gmres_model.hpp"
@@ -348,6 +349,60 @@ TEST(BlockGmresModel, CgsTwiceDoublesOnlyTheOrthogonalizationTerm)
               std::string::npos);
 }
 
+// ---- kbench's extension: the host least squares (issue 9) -----------------------------------
+
+TEST(BlockGmresModel, LeastSquaresFlopsClosedForms)
+{
+    // BGMRES, s = 2, 4 block steps: 6 s^3 m^2 / 2 = 6 * 8 * 8.
+    EXPECT_DOUBLE_EQ(counts_bgmres(baumann, 2, 4.0).lsq_flops, 384.0);
+    EXPECT_DOUBLE_EQ(lsq_flops(2, 4.0), 384.0);
+    // GMRES (s = 1): 6 m^2 / 2 per solve; s x GMRES and pseudo-block: s of them.
+    EXPECT_DOUBLE_EQ(lsq_flops(1, 4.0), 48.0);
+    EXPECT_DOUBLE_EQ(counts_s_gmres(baumann, 3, 4.0).lsq_flops, 144.0);
+    EXPECT_DOUBLE_EQ(counts_pseudo_block_gmres(baumann, 3, 4.0).lsq_flops, 144.0);
+    // Restart 4, 10 block steps: two cycles of 4^2 / 2 and one of 2^2 / 2, basis_sum = 18.
+    EXPECT_DOUBLE_EQ(counts_bgmres(baumann, 2, 10.0, 4.0).lsq_flops, 6.0 * 8.0 * 18.0);
+    // The paper's flops (gamma) do not include it.
+    const KrylovCounts b = counts_bgmres(baumann, 2, 4.0);
+    EXPECT_DOUBLE_EQ(b.flops(), b.spmv_flops + b.orth_flops + b.qr_flops);
+}
+
+TEST(BlockGmresModel, ZeroGammaHostIsThePapersModel)
+{
+    for (const LatencyBandwidthCosts& c : {v100, xeon}) {
+        EXPECT_DOUBLE_EQ(c.gamma_host, 0.0);
+        for (const int s : {1, 8, 64}) {
+            const KrylovCounts k = counts_bgmres(vanbody, s, 100.0, 30.0);
+            EXPECT_EQ(model_time(k, c),
+                      c.alpha * k.messages + c.beta * k.words + c.gamma * k.flops());
+        }
+    }
+    // A positive gamma_host adds exactly gamma_host lsq_flops.
+    LatencyBandwidthCosts host = v100;
+    host.gamma_host = 2e-10;
+    const KrylovCounts k = counts_bgmres(vanbody, 32, 64.0);
+    EXPECT_DOUBLE_EQ(model_time(k, host) - model_time(k, v100), 2e-10 * k.lsq_flops);
+    // It weighs on BGMRES, s^2-fold per step more than on s x GMRES: the block speedup drops.
+    EXPECT_LT(block_speedup(vanbody, 32, 64.0, 64.0, not_restarted, host),
+              block_speedup(vanbody, 32, 64.0, 64.0, not_restarted, v100));
+}
+
+TEST(BlockGmresModel, RestartsBoundTheLeastSquaresTerm)
+{
+    const double r = 30.0;
+    for (const int s : {1, 16, 64}) {
+        const double S = s;
+        // Whole cycles: linear in the steps, 6 s^3 r^2 / 2 per cycle.
+        EXPECT_DOUBLE_EQ(lsq_flops(s, 10 * r, r), 10.0 * 6.0 * S * S * S * r * r / 2.0);
+        EXPECT_DOUBLE_EQ(lsq_flops(s, 20 * r, r), 2.0 * lsq_flops(s, 10 * r, r));
+        // Never above the unrestarted count, and at most 6 s^3 r / 2 per step.
+        for (const double m : {1.0, 29.0, 31.0, 95.0, 600.0}) {
+            EXPECT_LE(lsq_flops(s, m, r), lsq_flops(s, m));
+            EXPECT_LE(lsq_flops(s, m, r), 6.0 * S * S * S * r / 2.0 * m);
+        }
+    }
+}
+
 TEST(BlockGmresModel, BadInputThrowsNamingTheParameter)
 {
     const LatencyBandwidthCosts c{1e-5, 1e-11, 1e-13};
@@ -367,6 +422,11 @@ TEST(BlockGmresModel, BadInputThrowsNamingTheParameter)
     EXPECT_TRUE(names(invalid_argument_message(
                           [&] { time_pseudo_block_gmres(vanbody, 2, 10, 10, {-1.0, 0.0, 0.0}); }),
                       "alpha"));
+    EXPECT_TRUE(names(invalid_argument_message([&] {
+                          time_bgmres(vanbody, 2, 10, 10, {0.0, 0.0, 0.0, -1e-9});
+                      }),
+                      "gamma_host"));
+    EXPECT_TRUE(names(invalid_argument_message([&] { lsq_flops(0, 10.0); }), "s = 0"));
     EXPECT_TRUE(names(invalid_argument_message([&] { counts_pseudo_block_gmres(vanbody, 2, NAN); }),
                       "counts_pseudo_block_gmres"));
 }

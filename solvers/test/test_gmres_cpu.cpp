@@ -110,6 +110,32 @@ TEST(HessenbergLsq, AddingABlockOfColumnsAtOnceIsAddingThemOneByOne)
     EXPECT_THROW(block.add_columns(h.col(0).data(), rows, 1), std::logic_error);
 }
 
+TEST(HessenbergLsq, CopiesCarryTheStateAndLongRunsOfColumnsMatchOneByOne)
+{
+    // s = 5, 7 block steps; add_columns with more than s columns is split into pieces of s.
+    const int m = 7, s = 5, rows = (m + 1) * s, cols = m * s;
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(rows, cols);
+    for (int c = 0; c < cols; ++c)
+        for (int i = 0; i <= c + s; ++i) h(i, c) = u(gen) + (i == c ? 3.0 : 0.0);
+    const Eigen::MatrixXd S = Eigen::MatrixXd::Identity(s, s);
+    HessenbergLsq<double> one(m, s), run(m, s);
+    one.reset(S.data(), s);
+    run.reset(S.data(), s);
+    for (int c = 0; c < 13; ++c) ASSERT_EQ(one.add_column(h.col(c).data()), HessenbergStatus::ok);
+    ASSERT_EQ(run.add_columns(h.data(), rows, 13), HessenbergStatus::ok);
+    HessenbergLsq<double> copy(run), assigned(1, 1);
+    assigned = run;
+    for (HessenbergLsq<double>* l : {&one, &run, &copy, &assigned})
+        ASSERT_EQ(l->add_columns(h.col(13).data(), rows, cols - 13), HessenbergStatus::ok);
+    for (const HessenbergLsq<double>* l : {&run, &copy, &assigned}) {
+        EXPECT_EQ(l->columns(), cols);
+        EXPECT_EQ(l->solve(), one.solve());
+        for (int k = 0; k < s; ++k) EXPECT_EQ(l->residual(k), one.residual(k));
+    }
+}
+
 TEST(HessenbergLsq, ReportsNonFiniteAndSingularColumns)
 {
     HessenbergLsq<double> lsq(3);
