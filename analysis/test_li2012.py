@@ -2,9 +2,11 @@
 """Tests of the li2012 renderers (analysis/studies/li2012.py): the synthetic document
 analysis/testdata/synthetic_li2012.json (invented numbers, one entry list for all six ids:
 table1 residuals 0.1/d x (1 + 0.1 (seed - 2)) with exact tips and 3x that with li2012's corner
-UL; table3 times chosen per psize with one zero-pivot point; fig4/fig5 times per method with a
+UL in entries without "signs" (as written before the M-matrix was added: random signs), and
+M-matrix entries ("signs": "negative") with 0.02/d x (1 + 0.1 (seed - 2)), 2x with corner UL and
+a chooser's estimate of 0.01/d; table3 times chosen per psize with one zero-pivot point; fig4/fig5 times per method with a
 skipped dgbsv and a failed cuDSS point; fig6 phases of 100 ms split 40/5/5/30/15/5 %; mixed
-times giving speedups 1.25, 1.14 and one non-converged point) rendered through render.main, the
+times giving speedups 1.25, 1.14, 1.6 (an M-matrix at d = 1.001) and one non-converged point) rendered through render.main, the
 tables checked against hand-computed values, plus empty documents and byte-identical re-renders.
 """
 
@@ -51,30 +53,60 @@ class Li2012TestCase(RenderTestCase):
             return f.read()
 
 
+TABLE1_HEADER = [
+    "d", "psize", "li2012 (%)", "corner UL, li2012's tips (%)", "exact tips (%)",
+    "chooser's estimate (%)", "float preconditioner (%)", "CPU reference (%)",
+    "iterations (corner UL)", "iterations (exact)", "true residual (exact)", "seeds", "status"]
+RANDOM = "### Random signs"
+M_MATRIX = "### Negative off-diagonals: an M-matrix"
+
+
 class Table1Test(Li2012TestCase):
-    def test_residuals_next_to_li2012(self):
-        md = self.render(self.li, "li2012/table1")
-        self.assertEqual(header_cells(md, "d"), [
-            "d", "li2012 (%)", "corner UL, li2012's tips (%)", "exact tips (%)",
-            "float preconditioner (%)", "CPU reference (%)", "iterations (corner UL)",
-            "iterations (exact)", "seeds", "status"])
+    def test_random_signs_next_to_li2012(self):
+        md = section(self.render(self.li, "li2012/table1"), RANDOM)
+        self.assertEqual(header_cells(md, "d"), TABLE1_HEADER)
         # mean over seeds of 0.1/d x (0.9, 1.0, 1.1) = 0.1/d: 10 % at d = 1; corner UL 3x;
-        # iterations 7, 8, 9 -> 8, corner UL + 1
-        self.assertEqual(table_row(md, "1"),
-                         ["1", "35", "30.0", "10.0", "10.0", "10.0", "9", "8", "3", "converged"])
-        self.assertEqual(table_row(md, "100"), ["100", "0.2", "0.300", "0.100", "0.100", "0.100",
-                                                "4", "3", "3", "converged"])
+        # iterations 7, 8, 9 -> 8, corner UL + 1; no chooser's estimate in these entries
+        self.assertEqual(table_row(md, "1"), ["1", "1,536", "35", "30.0", "10.0", "n/a", "10.0",
+                                              "10.0", "9", "8", "1.00e-09", "3", "converged"])
+        self.assertEqual(table_row(md, "100"), ["100", "1,536", "0.2", "0.300", "0.100", "n/a",
+                                                "0.100", "0.100", "4", "3", "1.00e-09", "3",
+                                                "converged"])
         # float: 0.1/d + 1e-7 -> 0.00101 %; one seed stagnated
         self.assertEqual(table_row(md, "10,000"), [
-            "10,000", "0.002", "0.00300", "0.00100", "0.00101", "0.00100", "4", "3", "3",
-            "stagnation"])
-        self.assertIn("N = 100,000, K = 32, seeds 1, 2, 3, psize 1,536 (automatic)", md)
+            "10,000", "1,536", "0.002", "0.00300", "0.00100", "n/a", "0.00101", "0.00100", "4",
+            "3", "1.00e-09", "3", "stagnation"])
+
+    def test_m_matrix_section(self):
+        md = self.render(self.li, "li2012/table1")
+        self.assertIn("N = 100,000, K = 32, seeds 1, 2, 3, psize automatic (per matrix)", md)
+        self.assertLess(md.index(RANDOM), md.index(M_MATRIX))
+        mm = section(md, M_MATRIX)
+        self.assertEqual(header_cells(mm, "d"), TABLE1_HEADER)
+        # 0.02/d -> 2 % at d = 1, corner UL 2x, estimate 0.01/d; iterations 20, 22, 24 -> 22
+        # true residual: 1e-9, 1e-9, 1.0 at d = 1 (recurrence converged, x inaccurate)
+        self.assertEqual(table_row(mm, "1"), ["1", "3,200", "35", "4.00", "2.00", "1.00", "2.00",
+                                              "2.00", "33", "22", "0.333", "3", "converged"])
+        self.assertEqual(table_row(mm, "10"), ["10", "96", "1.2", "0.400", "0.200", "0.100",
+                                               "0.200", "0.200", "3", "2", "1.00e-09", "3",
+                                               "converged"])
+
+    def test_results_without_signs_render_as_before(self):
+        # Results written before the M-matrix: no "signs", no estimate, random signs only.
+        self.li["benchmarks"] = [e for e in self.li["benchmarks"]
+                                 if e.get("signs") != "negative"]
+        md = self.render(self.li, "li2012/table1")
+        self.assertNotIn(M_MATRIX, md)
+        self.assertEqual(table_row(section(md, RANDOM), "1")[:6],
+                         ["1", "1,536", "35", "30.0", "10.0", "n/a"])
 
     def test_fractional_iteration_mean(self):
         for e in self.li["benchmarks"]:
-            if e.get("figure") == "table1" and e["d"] == 10.0 and e["seed"] == 1:
+            if (e.get("figure") == "table1" and e["d"] == 10.0 and e["seed"] == 1
+                    and "signs" not in e):
                 e["iterations"] = 4  # 4, 3, 3 -> 3.33
-        self.assertEqual(table_row(self.render(self.li, "li2012/table1"), "10")[7], "3.33")
+        md = section(self.render(self.li, "li2012/table1"), RANDOM)
+        self.assertEqual(table_row(md, "10")[9], "3.33")
 
 
 class Table3Test(Li2012TestCase):
@@ -116,11 +148,12 @@ class ScalingTest(Li2012TestCase):
         self.assertEqual(header_cells(md, "N"), [
             "N", "psize", "iterations (double / mixed)", "SPIKE+BiCGStab double ms",
             "SPIKE+BiCGStab mixed ms", "dgbsv 1 thread ms", "dgbsv all cores ms",
-            "cuDSS analysis+factor+solve ms", "cuDSS solve ms", "SPIKE double model ms",
-            "SPIKE double measured / model", "dgbsv all cores / SPIKE double"])
+            "cuDSS analysis+factor+solve ms", "cuDSS solve ms", "SPIKE double on the device ms",
+            "SPIKE double model ms", "SPIKE double on the device / model",
+            "dgbsv all cores / SPIKE double", "dgbsv all cores / SPIKE double on the device"])
         self.assertEqual(table_row(md, "1,000,000"), [
-            "1,000,000", "2,048", "4 / 5", "20.0", "16.0", "400", "50.0", "300", "20.0", "16.0",
-            "1.25", "2.50"])
+            "1,000,000", "2,048", "4 / 5", "20.0", "16.0", "400", "50.0", "300", "20.0", "10.0",
+            "16.0", "0.625", "2.50", "5.00"])
         self.assertEqual(table_row(md, "10,000,000")[5:9], ["skipped", "450", "error", "error"])
         self.assertIn("K = 32, d = 1; times in ms", md)
         self.assertIn("over dgbsv on all cores: 2.50 to 3.00 over 4 points (li2012 Fig. 4, "
@@ -134,7 +167,8 @@ class ScalingTest(Li2012TestCase):
         self.assertIn("N = 400,000, d = 1; times in ms", md)
         self.assertNotIn("cuDSS solve ms", header_cells(md, "K"))
         self.assertEqual(table_row(md, "256"), [
-            "256", "4,096", "5 / 5", "200", "180", "5000", "1000", "100", "2.00", "5.00"])
+            "256", "4,096", "5 / 5", "200", "180", "5000", "1000", "n/a", "100", "n/a", "5.00",
+            "n/a"])  # results without device_seconds (before it was measured)
         self.assertIn("over dgbsv on all cores: 3.00 to 5.00 over 3 points.", md)
 
 
@@ -166,13 +200,22 @@ class Fig6Test(Li2012TestCase):
 class MixedTest(Li2012TestCase):
     def test_speedups(self):
         md = self.render(self.li, "li2012/mixed")
+        self.assertEqual(header_cells(md, "N"), [
+            "N", "K", "d", "signs", "psize (double / mixed)", "double ms", "mixed ms", "speedup",
+            "iterations (double / mixed)", "model speedup", "status"])
+        # the first 100,000 row: random signs (the entry has no "signs")
         self.assertEqual(table_row(md, "100,000"), [
-            "100,000", "32", "1", "2,048 / 4,096", "10.0", "8.00", "1.25", "5 / 6", "1.29",
-            "converged / converged"])
-        self.assertEqual(table_row(md, "400,000")[6:], [
+            "100,000", "32", "1", "random", "2,048 / 4,096", "10.0", "8.00", "1.25", "5 / 6",
+            "1.29", "converged / converged"])
+        m_matrix = [[c.strip() for c in l.strip().strip("|").split("|")]
+                    for l in md.splitlines() if "| negative |" in l]
+        self.assertEqual(m_matrix, [[
+            "100,000", "32", "1.001", "negative", "3,200 / 3,200", "80.0", "50.0", "1.60",
+            "20 / 22", "1.30", "converged / converged"]])
+        self.assertEqual(table_row(md, "400,000")[7:], [
             "n/a", "5 / 1000", "1.25", "converged / max_iterations"])
-        # geometric mean of 1.25 and 40/35
-        self.assertIn("Mixed over double: 1.14 to 1.25, geometric mean 1.20, over 2 points "
+        # geometric mean of 1.25, 40/35 and 1.6
+        self.assertIn("Mixed over double: 1.14 to 1.60, geometric mean 1.32, over 3 points "
                       "(li2012: 1.15 to 1.25).", md)
 
 

@@ -119,25 +119,29 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 // ------------------------------------------------------------------------------ the problem
 /// li2012's random banded system: the matrix in band storage (and CSR when a baseline needs
-/// it) and a right-hand side uniform in [-1, 1) (seed rhs_seed).
+/// it) and a right-hand side uniform in [-1, 1) (seed rhs_seed). signs: the off-diagonal signs
+/// of banded() (random: li2012's setting as kbench reads it; negative: an M-matrix).
 struct Problem {
     index_type n = 0, K = 0;
     double d = default_d;
     std::uint64_t seed = matrix_seed;
+    BandedSigns signs = BandedSigns::random;
     std::optional<Csr<double>> csr;
     BandMatrix<double> band;
     std::vector<double> b;
     double nnz() const { return ms::band_entries(n, K); }
 };
 
-Problem make_problem(index_type n, index_type K, double d, std::uint64_t seed, bool keep_csr)
+Problem make_problem(index_type n, index_type K, double d, std::uint64_t seed, bool keep_csr,
+                     BandedSigns signs = BandedSigns::random)
 {
     Problem p;
     p.n = n;
     p.K = K;
     p.d = d;
     p.seed = seed;
-    Csr<double> a = banded(n, K, d, seed);
+    p.signs = signs;
+    Csr<double> a = banded(n, K, d, seed, signs);
     p.band = band_from_csr(a, K);
     if (keep_csr) p.csr = std::move(a);
     std::mt19937_64 gen(rhs_seed);
@@ -149,7 +153,7 @@ Problem make_problem(index_type n, index_type K, double d, std::uint64_t seed, b
 
 json point_fields(const Problem& p)
 {
-    return {{"n", p.n}, {"K", p.K}, {"d", p.d}, {"seed", p.seed}};
+    return {{"n", p.n}, {"K", p.K}, {"d", p.d}, {"seed", p.seed}, {"signs", to_string(p.signs)}};
 }
 
 struct Residual {
@@ -288,6 +292,7 @@ struct SpikeTimed {
     sp::SpikeBicgstabResult result;
     double seconds = std::numeric_limits<double>::quiet_NaN();
     double factor_seconds = std::numeric_limits<double>::quiet_NaN();
+    double transfer_seconds = std::numeric_limits<double>::quiet_NaN();
     double wall_seconds = std::numeric_limits<double>::quiet_NaN();
     int repetitions = 0;
     bool warm_up = true;  // a separate warm-up solve ran before the timed ones
@@ -314,10 +319,11 @@ SpikeTimed time_spike(const Problem& p, Gpu& g, const sp::SpikeBicgstabOptions& 
     double wall0 = 0.0;
     t.result = solve(wall0);
     if (!t.ran()) return t;
-    std::vector<double> total, factor, wall;
+    std::vector<double> total, factor, transfer, wall;
     if (wall0 >= budget_s) {
         t.seconds = t.result.total_seconds;
         t.factor_seconds = t.result.factor_seconds;
+        t.transfer_seconds = t.result.transfer_seconds;
         t.wall_seconds = wall0;
         t.repetitions = 1;
         t.warm_up = false;
@@ -330,10 +336,12 @@ SpikeTimed time_spike(const Problem& p, Gpu& g, const sp::SpikeBicgstabOptions& 
         const sp::SpikeBicgstabResult r = solve(w);
         total.push_back(r.total_seconds);
         factor.push_back(r.factor_seconds);
+        transfer.push_back(r.transfer_seconds);
         wall.push_back(w);
     }
     t.seconds = median(total);
     t.factor_seconds = median(factor);
+    t.transfer_seconds = median(transfer);
     t.wall_seconds = median(wall);
     t.repetitions = reps;
     return t;
@@ -359,6 +367,8 @@ json spike_fields(const Problem& p, const SpikeTimed& t, index_type psize_reques
               {"true_residual", finite_or_null(r.solve.true_residual)},
               {"seconds", finite_or_null(t.seconds)},
               {"factor_seconds", finite_or_null(t.factor_seconds)},
+              {"transfer_seconds", finite_or_null(t.transfer_seconds)},
+              {"device_seconds", finite_or_null(t.seconds - t.transfer_seconds)},
               {"wall_seconds", finite_or_null(t.wall_seconds)},
               {"repetitions", t.repetitions},
               {"warm_up", t.warm_up},
@@ -448,14 +458,16 @@ Study new_study(const StudyRun& run, json grid)
                   {"mixed_speedup", {1.15, 1.25}},
                   {"gpu", "GeForce GTX 680 (Kepler), MKL on the CPU"}}},
                 {"notes",
-                 {"matrices: banded(N, K, d, seed) of matrices/generators.hpp (li2012 gives no "
-                  "value distribution: off-diagonals uniform in +-[0.1, 1], a_ii = d x the row's "
-                  "off-diagonal sum)",
+                 {"matrices: banded(N, K, d, seed, signs) of matrices/generators.hpp (li2012 gives "
+                  "no value distribution: off-diagonal magnitudes uniform in [0.1, 1], a_ii = d x "
+                  "the row's off-diagonal sum; signs random unless an entry's \"signs\" is "
+                  "\"negative\": every off-diagonal negative, an M-matrix)",
                   "SPIKE+BiCGStab: solvers/spike/spike_bicgstab.hpp, right-preconditioned, "
                   "exact spike tips (SpikeTips::exact) unless stated; seconds = the solver's "
                   "total_seconds (copy of the band to the device, factorization, iterations)",
-                  "psize 0 asks for the automatic choice (models::spike::choose_psize); li2012 "
-                  "tuned psize by hand for Figs. 4 and 5"}}};
+                  "psize 0 asks for the automatic choice (models::spike::choose_psize: the "
+                  "model's fastest psize at or above a floor from the matrix's spike decay, "
+                  "measured by band_decay_stats); li2012 tuned psize by hand for Figs. 4 and 5"}}};
     ctx.update(grid);
     s.ctx() = ctx;
     return s;
@@ -607,6 +619,9 @@ std::vector<json> cudss_point(const std::string& figure, Series& series, const P
 const std::vector<double> table1_d{1.0, 10.0, 100.0, 1000.0, 10000.0};
 const std::vector<std::uint64_t> table1_seeds{1, 2, 3};
 constexpr index_type table1_n = 100000;
+/// Both value distributions: random signs (the spikes decay fast even at d = 1) and negative
+/// off-diagonals (an M-matrix: slow decay at d = 1, as for tridiag(-1, 2, -1)).
+const std::vector<BandedSigns> table1_signs{BandedSigns::random, BandedSigns::negative};
 
 /// z = M^-1 b on the GPU with a SpikeSolver<T> of `tips` at `psize` (float: inside double
 /// vectors, apply_mixed); the residual of z, NaN on a zero pivot.
@@ -629,56 +644,76 @@ Residual one_apply_residual(const Problem& p, Gpu& g, index_type psize, sp::Spik
 
 json run_spike_residual_study(const StudyRun& run)
 {
+    json signs_values = json::array();
+    for (BandedSigns v : table1_signs) signs_values.push_back(to_string(v));
     Study s = new_study(run, {{"n", table1_n}, {"K", default_k}, {"d_values", table1_d},
-                              {"seeds", table1_seeds}});
+                              {"seeds", table1_seeds}, {"signs_values", signs_values}});
     s.ctx()["notes"].push_back(
         "table1: li2012 states neither N nor K for Table 1: N = 1e5, K = 32 here (K of its other "
-        "experiments); psize = the automatic choice of the double solve, used for every "
-        "residual; residual_inf: exact tips (kbench's default), residual_inf_corner_ul: li2012 "
-        "Sec. 2.2's tips from the UL of the top 2K x 2K corner, the method of li2012's table");
+        "experiments); two value distributions (li2012 states none): random signs and negative "
+        "off-diagonals (an M-matrix); psize = the automatic choice of the double solve for each "
+        "matrix, used for every residual; residual_inf: exact tips (kbench's default), "
+        "residual_inf_corner_ul: li2012 Sec. 2.2's tips from the UL of the top 2K x 2K corner, "
+        "the method of li2012's table");
     Progress progress;
-    const std::size_t total = table1_d.size() * table1_seeds.size();
+    const std::size_t total = table1_signs.size() * table1_d.size() * table1_seeds.size();
     std::size_t k = 0;
-    for (double d : table1_d) {
-        for (std::uint64_t seed : table1_seeds) {
-            progress.report(++k, total, fmt::format("table1 d = {:g}, seed {}", d, seed));
-            const Problem p = make_problem(table1_n, default_k, d, seed, false);
-            Gpu g(p);
-            const SpikeTimed t = time_spike(p, g, spike_options(0, false), 1);
-            json e = {{"name", fmt::format("table1/d={:g}/seed={}", d, seed)},
-                      {"figure", "table1"}};
-            e.update(point_fields(p));
-            e.update(spike_fields(p, t, 0, false, s.figures));
-            const index_type psize = t.result.psize;
-            double corner_iterations = std::numeric_limits<double>::quiet_NaN();
-            if (psize > 0) {
-                const Residual exact =
-                    one_apply_residual<double>(p, g, psize, sp::SpikeTips::exact);
-                e["residual_inf"] = finite_or_null(exact.inf);
-                e["residual_2"] = finite_or_null(exact.two);
-                e["residual_inf_corner_ul"] = finite_or_null(
-                    one_apply_residual<double>(p, g, psize, sp::SpikeTips::corner_ul).inf);
-                e["residual_inf_mixed"] = finite_or_null(
-                    one_apply_residual<float>(p, g, psize, sp::SpikeTips::exact).inf);
-                sp::SpikeReference<double> ref;
-                std::vector<double> z(p.b.size());
-                if (ref.factor(p.band, psize).ok()) {
-                    ref.apply(p.b.data(), z.data());
-                    e["residual_inf_cpu"] = finite_or_null(relative_residual(p, z).inf);
+    for (BandedSigns signs : table1_signs) {
+        for (double d : table1_d) {
+            for (std::uint64_t seed : table1_seeds) {
+                progress.report(++k, total, fmt::format("table1 signs {}, d = {:g}, seed {}",
+                                                        to_string(signs), d, seed));
+                const Problem p = make_problem(table1_n, default_k, d, seed, false, signs);
+                Gpu g(p);
+                const SpikeTimed t = time_spike(p, g, spike_options(0, false), 1);
+                // Random signs keep their former names (results before the signs were added).
+                const std::string prefix = signs == BandedSigns::random
+                                               ? std::string("table1")
+                                               : fmt::format("table1/{}", to_string(signs));
+                json e = {{"name", fmt::format("{}/d={:g}/seed={}", prefix, d, seed)},
+                          {"figure", "table1"}};
+                e.update(point_fields(p));
+                e.update(spike_fields(p, t, 0, false, s.figures));
+                const index_type psize = t.result.psize;
+                // What the chooser saw (solvers/spike/spike_bicgstab.cpp resolve_psize).
+                const ms::SpikeDecay decay =
+                    sp::detail::measure_spike_decay(p.band, ms::PsizeOptions{}.truncation_target);
+                e["decay_d_min"] = finite_or_null(decay.d_min);
+                e["decay_rho"] = finite_or_null(ms::effective_rho(decay));
+                e["truncation_estimate"] =
+                    psize > 0 ? finite_or_null(ms::truncation_error(psize, p.K, decay))
+                              : json(nullptr);
+                double corner_iterations = std::numeric_limits<double>::quiet_NaN();
+                if (psize > 0) {
+                    const Residual exact =
+                        one_apply_residual<double>(p, g, psize, sp::SpikeTips::exact);
+                    e["residual_inf"] = finite_or_null(exact.inf);
+                    e["residual_2"] = finite_or_null(exact.two);
+                    e["residual_inf_corner_ul"] = finite_or_null(
+                        one_apply_residual<double>(p, g, psize, sp::SpikeTips::corner_ul).inf);
+                    e["residual_inf_mixed"] = finite_or_null(
+                        one_apply_residual<float>(p, g, psize, sp::SpikeTips::exact).inf);
+                    sp::SpikeReference<double> ref;
+                    std::vector<double> z(p.b.size());
+                    if (ref.factor(p.band, psize).ok()) {
+                        ref.apply(p.b.data(), z.data());
+                        e["residual_inf_cpu"] = finite_or_null(relative_residual(p, z).inf);
+                    }
+                    sp::SpikeBicgstabOptions o = spike_options(psize, false);
+                    o.tips = sp::SpikeTips::corner_ul;
+                    reset_x(g);
+                    const sp::SpikeBicgstabResult rc =
+                        sp::spike_bicgstab(p.band, g.b.data(), g.x.data(), o, g.stream.get());
+                    e["status_corner_ul"] = status_of(rc);
+                    if (rc.factor_status.ok()) corner_iterations = rc.solve.iterations;
                 }
-                sp::SpikeBicgstabOptions o = spike_options(psize, false);
-                o.tips = sp::SpikeTips::corner_ul;
-                reset_x(g);
-                const sp::SpikeBicgstabResult rc =
-                    sp::spike_bicgstab(p.band, g.b.data(), g.x.data(), o, g.stream.get());
-                e["status_corner_ul"] = status_of(rc);
-                if (rc.factor_status.ok()) corner_iterations = rc.solve.iterations;
+                e["iterations_corner_ul"] = finite_or_null(corner_iterations);
+                for (const char* key :
+                     {"residual_inf", "residual_inf_corner_ul", "residual_inf_mixed",
+                      "residual_inf_cpu", "residual_2", "status_corner_ul"})
+                    if (!e.contains(key)) e[key] = nullptr;
+                s.doc["benchmarks"].push_back(e);
             }
-            e["iterations_corner_ul"] = finite_or_null(corner_iterations);
-            for (const char* key : {"residual_inf", "residual_inf_corner_ul", "residual_inf_mixed",
-                                    "residual_inf_cpu", "residual_2", "status_corner_ul"})
-                if (!e.contains(key)) e[key] = nullptr;
-            s.doc["benchmarks"].push_back(e);
         }
     }
     return s.doc;
@@ -869,16 +904,24 @@ namespace {
 struct MixedPoint {
     index_type n, K;
     double d;
+    BandedSigns signs = BandedSigns::random;
 };
-const std::vector<MixedPoint> mixed_points{{100000, 32, 1.0},  {1000000, 32, 1.0},
-                                           {2000000, 16, 1.0}, {400000, 64, 1.0},
-                                           {400000, 128, 1.0}, {1000000, 32, 10.0}};
+// The last: an M-matrix (negative off-diagonals) just above weak dominance, where BiCGStab
+// needs more than the one iteration of the random-sign matrices (kbench CPU runs at N = 1e5:
+// 17 iterations at d = 1.001, psize 256), so the float preconditioner's accuracy shows. At
+// d = 1 it stagnates whatever psize (li2012/table1 shows it); from d = 1.01 one iteration. (At
+// N = 1e6 the chooser's decay estimate would ask for psize >= ~1.3e5 there: not a point.)
+const std::vector<MixedPoint> mixed_points{
+    {100000, 32, 1.0},  {1000000, 32, 1.0},  {2000000, 16, 1.0},
+    {400000, 64, 1.0},  {400000, 128, 1.0},  {1000000, 32, 10.0},
+    {100000, 32, 1.001, BandedSigns::negative}};
 }  // namespace
 
 json run_spike_mixed_study(const StudyRun& run)
 {
     json grid = json::array();
-    for (const MixedPoint& m : mixed_points) grid.push_back({{"n", m.n}, {"K", m.K}, {"d", m.d}});
+    for (const MixedPoint& m : mixed_points)
+        grid.push_back({{"n", m.n}, {"K", m.K}, {"d", m.d}, {"signs", to_string(m.signs)}});
     Study s = new_study(run, {{"points", grid}});
     s.ctx()["notes"].push_back(
         "mixed: the same solve with the SPIKE preconditioner factored and applied in float "
@@ -888,8 +931,9 @@ json run_spike_mixed_study(const StudyRun& run)
     for (std::size_t i = 0; i < mixed_points.size(); ++i) {
         const MixedPoint& m = mixed_points[i];
         progress.report(i + 1, mixed_points.size(),
-                        fmt::format("mixed N = {}, K = {}, d = {:g}", m.n, m.K, m.d));
-        const Problem p = make_problem(m.n, m.K, m.d, matrix_seed, false);
+                        fmt::format("mixed N = {}, K = {}, d = {:g}, signs {}", m.n, m.K, m.d,
+                                    to_string(m.signs)));
+        const Problem p = make_problem(m.n, m.K, m.d, matrix_seed, false, m.signs);
         Gpu g(p);
         const SpikeTimed td = time_spike(p, g, spike_options(0, false), s.reps_cap);
         const SpikeTimed tm = time_spike(p, g, spike_options(0, true), s.reps_cap);
@@ -900,7 +944,11 @@ json run_spike_mixed_study(const StudyRun& run)
         const bool both = td.ran() && tm.ran() &&
                           td.result.solve.status == solvers::SolveStatus::converged &&
                           tm.result.solve.status == solvers::SolveStatus::converged;
-        json e = {{"name", fmt::format("mixed/N={}/K={}/d={:g}", m.n, m.K, m.d)},
+        // Random signs keep their former names.
+        const std::string suffix = m.signs == BandedSigns::random
+                                       ? std::string()
+                                       : fmt::format("/signs={}", to_string(m.signs));
+        json e = {{"name", fmt::format("mixed/N={}/K={}/d={:g}{}", m.n, m.K, m.d, suffix)},
                   {"figure", "mixed"}};
         e.update(point_fields(p));
         e.update({{"psize_double", td.result.psize},

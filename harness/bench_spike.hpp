@@ -10,7 +10,8 @@
 // to --repetitions timed solves within a per-point budget, median.
 //
 // Every entry has "name", "figure" (the id's item: "table1", "table3", "fig4", "fig5", "fig6",
-// "mixed"), "n", "K", "d", "seed"; times are seconds; "model_seconds" is the prediction of
+// "mixed"), "n", "K", "d", "seed", "signs" (banded()'s off-diagonal signs, "random" |
+// "negative"; absent in results written before it: "random"); times are seconds; "model_seconds" is the prediction of
 // models/spike_model.hpp (phase roofline with the measured machine figures, the measured
 // iteration count; context.kbench.li2012.model says which figures). A point left out has
 // "skipped" (the reason) and null times; a run that failed has "error" (the message).
@@ -24,8 +25,12 @@
 // SpMV operator), "repetitions", "warm_up" (false: the first solve took the point budget and is
 // the one timed), "model_seconds", "model_bytes", "model_flops".
 //
-// li2012/table1 entries: {"name": "table1/d=<d>/seed=<s>", "figure": "table1", n, K, d, seed,
+// li2012/table1 entries: {"name": "table1/d=<d>/seed=<s>" (random signs) |
+//   "table1/negative/d=<d>/seed=<s>" (an M-matrix), "figure": "table1", n, K, d, seed, signs,
 //   "psize", "partitions" (the automatic choice of the BiCGStab solve, used for every residual),
+//   "decay_d_min", "decay_rho" (what the chooser saw: solvers::spike::detail::
+//   measure_spike_decay's d_min and effective rho; 1: no decay), "truncation_estimate"
+//   (models::spike::truncation_error at psize),
 //   "residual_inf" (||b - A z||_inf / ||b||_inf, z = M^-1 b, one apply of truncated SPIKE in
 //   double on the GPU, li2012 footnote 2), "residual_2" (the same in 2-norms),
 //   "residual_inf_mixed" (the preconditioner in float, li2012 Sec. 2.4), "residual_inf_cpu"
@@ -55,7 +60,8 @@
 //   "BiCGStab SpMV", "preconditioner", "other"), "group" ("setup" | "iteration"), "seconds",
 //   "calls", "model_seconds" (the model phases of that name, see context notes)}]}; one
 //   entry at li2012's psize = 2048 (Fig. 6), one at the automatic psize.
-// li2012/mixed entries: {"name": "mixed/N=<n>/K=<K>/d=<d>", "figure": "mixed", n, K, d, seed,
+// li2012/mixed entries: {"name": "mixed/N=<n>/K=<K>/d=<d>" (random signs; negative ones end in
+//   "/signs=negative"), "figure": "mixed", n, K, d, seed, signs,
 //   "psize_double", "psize_mixed", "partitions_double", "partitions_mixed", "seconds_double",
 //   "seconds_mixed", "factor_seconds_double", "factor_seconds_mixed", "iterations_double",
 //   "iterations_mixed", "status_double", "status_mixed", "true_residual_double",
@@ -67,8 +73,8 @@
 //   "cpu_threads", "model": {"bandwidth_gbs", "fp64_gflops", "fp32_gflops", "launch_seconds",
 //   "sm_count", "how"}, "paper": {"table1": {d: percent}, "table3": {N: [hand ms, ill ms]},
 //   "fig3_degradation": 0.645, "fig4_speedup_over_mkl": [2.1, 3.1], "mixed_speedup": [1.15,
-//   1.25], "gpu"}, the id's grid ("n", "K", "d_values", "seeds", "n_values", "k_values",
-//   "psize_grids", "remainder", "psizes", "points"), "notes"}.
+//   1.25], "gpu"}, the id's grid ("n", "K", "d_values", "seeds", "signs_values", "n_values",
+//   "k_values", "psize_grids", "remainder", "psizes", "points" (with "signs")), "notes"}.
 #pragma once
 
 #include "harness/study.hpp"
@@ -102,7 +108,7 @@ std::string budget_skip_reason(double predicted_s, double used_s, double point_b
 }  // namespace li2012
 
 /// li2012/table1: truncated SPIKE's relative residual after one apply vs d = 1..1e4 (3 seeds,
-/// N = 1e5, K = 32) and the SPIKE+BiCGStab iterations. Schema in the file comment. Progress
+/// N = 1e5, K = 32, random signs and an M-matrix) and the SPIKE+BiCGStab iterations. Schema in the file comment. Progress
 /// on stderr. Throws std::invalid_argument for invalid run.options, kbench::cuda_error on CUDA
 /// failures.
 nlohmann::json run_spike_residual_study(const StudyRun& run);

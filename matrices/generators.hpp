@@ -5,6 +5,7 @@
 #include "matrices/csr.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace kbench {
 
@@ -138,6 +139,19 @@ double expected_row_length(const RandomRowsParams& p);
 /// the lengths and before allocating the columns).
 Csr<double> random_rows(const RandomRowsParams& p);
 
+/// Signs of the off-diagonal values of banded().
+enum class BandedSigns {
+    random,    // each off-diagonal value's sign drawn with probability 1/2 (the default)
+    negative,  // every off-diagonal value negative, the diagonal positive: a_ij = -|a_ij|, so
+               // A is a Z-matrix; with d > 1 (strictly dominant) a nonsingular M-matrix, like a
+               // discretized diffusion operator (d = 1 with K = 1 is tridiag(-1, 2, -1) up to the
+               // random magnitudes and the first and last rows)
+};
+
+/// "random" or "negative"; parse_banded_signs throws std::invalid_argument naming both.
+const char* to_string(BandedSigns signs);
+BandedSigns parse_banded_signs(const std::string& name);
+
 /// The random banded matrix of li2012 (SPIKE::GPU): N x N with half-bandwidth K, every entry with
 /// |i - j| <= K stored (2K + 1 per row, fewer in the first and last K rows;
 /// nnz = N(2K + 1) - K(K + 1)), and degree of diagonal dominance d in the sense of li2012
@@ -146,14 +160,23 @@ Csr<double> random_rows(const RandomRowsParams& p);
 /// up to rounding (about 1e-15 relative, whatever the order of the sum).
 /// li2012 states only "randomly generated matrices" with a degree of diagonal dominance d
 /// (Sec. 1.4, Table 1: d = 1..1e4; Sec. 2.5: d = 1.0; Sec. 3.2: K = 32 with N varied, and
-/// N = 400,000 with K varied up to 256), not the value distribution. Here: off-diagonal values
-/// uniform in [-1, -0.1] U [0.1, 1] (as random_rows), positive diagonal. d < 1 is allowed (the
-/// matrix is not diagonally dominant then, and nonsingularity is not guaranteed; d > 1 gives a
-/// strictly dominant, nonsingular matrix). Deterministic for a seed (per-row splitmix64
-/// streams, as random_rows).
+/// N = 400,000 with K varied up to 256), not the value distribution. Here: off-diagonal
+/// magnitudes uniform in [0.1, 1) (as random_rows), positive diagonal, and the off-diagonal
+/// signs by `signs` (kbench's choice, not li2012's): random (values uniform in
+/// [-1, -0.1] U [0.1, 1], the default) or all negative (an M-matrix for d > 1). The two share
+/// their magnitudes for a seed: banded(..., negative) is -|off-diagonal| of banded(..., random),
+/// with the same diagonal. Why both: with random signs the SPIKE spikes decay very fast even at
+/// d = 1 (the sign cancellations), with negative signs at d = 1 they decay slowly (as for
+/// tridiag(-1, 2, -1)). d < 1 is allowed (the matrix is not diagonally dominant then, and
+/// nonsingularity is not guaranteed; d > 1 gives a strictly dominant, nonsingular matrix; d = 1
+/// with negative signs is weakly dominant with zero interior row sums, strictly dominant in the
+/// first and last K rows: an irreducible, nonsingular M-matrix whose condition grows about as
+/// (N/K)^2).
+/// Deterministic for a seed (per-row splitmix64 streams, as random_rows).
 /// Throws std::invalid_argument for n < 2, K < 1, K >= n, d <= 0 or not finite, or nnz
 /// overflowing index_type.
-Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed);
+Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed,
+                   BandedSigns signs = BandedSigns::random);
 
 /// Checks the parameters of banded without generating (same errors).
 void check_banded(index_type n, index_type K, double d);

@@ -36,6 +36,7 @@ enum class Kind {
     string,
     layout,           // replicate layout
     distribution,     // random_rows row-length distribution
+    signs,            // banded off-diagonal signs
 };
 
 struct Param {
@@ -83,7 +84,8 @@ const std::map<std::string, std::vector<Param>>& generator_params()
          {{"n", Kind::positive_int, true},
           {"K", Kind::positive_int, true},
           {"d", Kind::positive_number, true},
-          {"seed", Kind::seed, false}}},
+          {"seed", Kind::seed, false},
+          {"signs", Kind::signs, false}}},
     };
     return params;
 }
@@ -108,6 +110,7 @@ const char* kind_text(Kind k)
     case Kind::string: return "a string";
     case Kind::layout: return "\"diagonal\" or \"five_band\"";
     case Kind::distribution: return "\"uniform\", \"geometric\" or \"power_law\"";
+    case Kind::signs: return "\"random\" or \"negative\"";
     }
     return "";
 }
@@ -130,6 +133,7 @@ bool has_kind(const json& v, Kind k)
         return v.is_string() && (v == "diagonal" || v == "five_band");
     case Kind::distribution:
         return v.is_string() && (v == "uniform" || v == "geometric" || v == "power_law");
+    case Kind::signs: return v.is_string() && (v == "random" || v == "negative");
     }
     return false;
 }
@@ -411,7 +415,10 @@ Csr<double> build_matrix(const MatrixEntry& entry)
                                                : ReplicationLayout::diagonal);
     }
     if (g == "random_rows") return random_rows(random_rows_params(p));
-    if (g == "banded") return banded(i("n"), i("K"), d("d"), seed_of(p));
+    if (g == "banded") {
+        return banded(i("n"), i("K"), d("d"), seed_of(p),
+                      parse_banded_signs(p.value("signs", "random")));
+    }
     throw std::logic_error(fmt::format("build_matrix: generator '{}' is listed but not built", g));
 }
 

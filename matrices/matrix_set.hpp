@@ -13,7 +13,8 @@
 //   replicate (file, target_rows, layout = "diagonal" | "five_band", optional, default "diagonal"),
 //   random_rows (n, distribution = "uniform" | "geometric" | "power_law", row_min, row_max,
 //     mean: geometric only, exponent: power_law only, bandwidth >= 0, seed optional, default 1),
-//   banded (n, K, d, seed optional, default 1).
+//   banded (n, K, d, seed optional, default 1, signs = "random" | "negative", optional, default
+//     "random": the off-diagonal signs, see BandedSigns).
 // Each entry has a non-empty unique "name", exactly one of "file" / "generator", "params" for
 // generators (integers >= 1 for sizes, numbers for wx/wy/wz, numbers > 0 for mean, exponent and
 // d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors) and an optional

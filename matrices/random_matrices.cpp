@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kbench {
@@ -299,7 +300,19 @@ void check_banded(index_type n, index_type K, double d)
     }
 }
 
-Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed)
+const char* to_string(BandedSigns signs)
+{
+    return signs == BandedSigns::negative ? "negative" : "random";
+}
+
+BandedSigns parse_banded_signs(const std::string& name)
+{
+    for (BandedSigns s : {BandedSigns::random, BandedSigns::negative})
+        if (name == to_string(s)) return s;
+    bad("banded", fmt::format("signs = '{}', expected \"random\" or \"negative\"", name));
+}
+
+Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed, BandedSigns signs)
 {
     check_banded(n, K, d);
     const std::int64_t nnz = static_cast<std::int64_t>(n) * (2 * std::int64_t{K} + 1) -
@@ -325,7 +338,9 @@ Csr<double> banded(index_type n, index_type K, double d, std::uint64_t seed)
                 diag = k;
                 continue;
             }
-            const double v = rng.value();
+            // Same draw for both sign patterns: negative keeps the magnitude.
+            const double drawn = rng.value();
+            const double v = signs == BandedSigns::negative ? -std::abs(drawn) : drawn;
             a.values[static_cast<std::size_t>(k)] = v;
             off_sum += std::abs(v);
         }

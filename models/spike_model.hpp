@@ -1,5 +1,6 @@
 // Traffic, flop and time model of the truncated SPIKE solver of li2012 (SPIKE::GPU) and of its
-// CPU baseline, LAPACK dgbsv; plus a partition-size chooser derived from the model.
+// CPU baseline, LAPACK dgbsv; plus a partition-size chooser derived from the model and from an
+// estimate of how fast the spikes decay (SpikeDecay: the matrix's measured statistics).
 //
 // The matrix: N x N, half-bandwidth K (lower and upper), split into p = floor(N / psize)
 // partitions of psize rows, the last one taking the remainder (li2012 Sec. 1.2, Sec. 2.5).
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -432,41 +434,134 @@ inline Traffic gbsv(std::int64_t n, std::int64_t k, std::int64_t nrhs, int value
 }
 
 // ------------------------------------------------------------------------------------------------
-// Partition-size chooser
+// Spike decay and the partition-size chooser
 // ------------------------------------------------------------------------------------------------
 
-/// Options of choose_psize. quality_ratio: the smallest psize / K kept (kbench assumption: the
-/// truncated spikes decay over psize / K band-widths for diagonally dominant matrices, li2012
-/// Sec. 1.3-1.4, so short partitions cost accuracy and BiCGStab iterations; 8 band-widths by
-/// default). applies: preconditioner applications counted with the setup (li2012 Sec. 1.4:
-/// 6-7 iterations, 2 applies each). rates: only their ratio matters for the choice.
+/// How fast the spikes decay away from the coupling block that makes them, as the chooser
+/// sees it. li2012 Sec. 1.3: for diagonally dominant matrices the spikes decay away from the
+/// interface, so truncated SPIKE drops the far spike tips (the truncated M_WV); what it drops
+/// decides the preconditioner's quality. Estimate (kbench's, geometric per band-width): with
+/// E = I - D^-1 A (D = diag A), A^-1 = sum_m E^m D^-1 and E^m has no entry beyond m K of the
+/// diagonal, so spike entries m K rows away from the coupling rows come from the Neumann terms
+/// of order >= m, which shrink as rho^m with rho E's spectral radius. ||E||_inf = 1 / d_min
+/// bounds rho (li2012 footnote 1's d); with random signs the cancellations make rho far smaller
+/// (~0.14 / d for li2012's random matrices at K = 32: circular law), which a measured rho
+/// catches (matrices/banded.hpp band_decay_stats). A weakly dominant M-matrix (d_min = 1, like
+/// tridiag(-1, 2, -1)) has rho -> 1 as N grows: no decay; its far tips fall only as K / psize
+/// and, the matrix being ill conditioned (~(N/K)^2), BiCGStab stagnates whatever the partitions
+/// (kbench CPU runs, N = 1e5, K = 32: psize 256, 2048 and N/2; see PsizeOptions).
+struct SpikeDecay {
+    /// Decay factor per band-width, >= 0; >= 1: no decay. The default, 0.01^(1/7), makes the
+    /// default target 1e-2 ask for psize >= 8K: the chooser's former fixed floor
+    /// (quality_ratio = 8), an assumption never measured.
+    double rho = 0.5179474679231212;
+    /// min_i |a_ii| / sum_{j != i} |a_ij| (li2012 footnote 1); > 0 caps rho at 1 / d_min
+    /// (decay_bound_from_dominance); 0: unknown (no cap).
+    double d_min = 0.0;
+};
+
+/// The geometric decay bound from the degree of diagonal dominance alone: 1 / d_min (see
+/// SpikeDecay; rigorous, pessimistic for mixed signs). +inf for d_min <= 0 or NaN.
+inline double decay_bound_from_dominance(double d_min)
+{
+    return d_min > 0.0 ? 1.0 / d_min : std::numeric_limits<double>::infinity();
+}
+
+/// rho as the estimates use it: min(decay.rho, 1 / decay.d_min) (d_min > 0), decay.rho else.
+inline double effective_rho(const SpikeDecay& decay)
+{
+    return decay.d_min > 0.0 ? std::min(decay.rho, decay_bound_from_dominance(decay.d_min))
+                             : decay.rho;
+}
+
+/// Estimated relative truncation error of truncated SPIKE with partitions of psize rows: the
+/// size of the dropped far spike tip relative to the coupling, rho^(psize/K - 1) with rho =
+/// effective_rho(decay), in [0, 1] (1: no decay). The far tip's K rows begin psize - 2K rows
+/// after the coupling rows end, so at least psize/K - 1 Neumann terms separate them. A model
+/// estimate, not a bound (see SpikeDecay). Throws std::invalid_argument for K < 1, psize < 1 or
+/// rho < 0 / NaN.
+inline double truncation_error(std::int64_t psize, std::int64_t k, const SpikeDecay& decay)
+{
+    if (k < 1) detail::fail("truncation_error", "K", static_cast<double>(k), ">= 1");
+    if (psize < 1) detail::fail("truncation_error", "psize", static_cast<double>(psize), ">= 1");
+    if (!(decay.rho >= 0.0)) detail::fail("truncation_error", "rho", decay.rho, ">= 0");
+    const double rho = effective_rho(decay);
+    if (rho >= 1.0) return 1.0;
+    const double ratio = static_cast<double>(psize) / static_cast<double>(k);
+    return std::min(1.0, std::pow(rho, std::max(ratio - 1.0, 0.0)));
+}
+
+/// The smallest psize whose truncation_error is <= target (0 < target < 1), or -1 when no
+/// psize reaches it (rho >= 1). Not clamped to 2K <= psize <= N/2. From the closed form
+/// psize >= K (1 + ln target / ln rho), rounded up with a relative slack of 1e-9 (so that
+/// rho = target^(1/7) gives exactly 8K). Throws std::invalid_argument for K < 1, target outside
+/// (0, 1) or rho < 0 / NaN.
+inline std::int64_t min_psize_for_truncation(double target, std::int64_t k,
+                                             const SpikeDecay& decay)
+{
+    if (k < 1) detail::fail("min_psize_for_truncation", "K", static_cast<double>(k), ">= 1");
+    if (!(target > 0.0 && target < 1.0))
+        detail::fail("min_psize_for_truncation", "target", target, "in (0, 1)");
+    if (!(decay.rho >= 0.0)) detail::fail("min_psize_for_truncation", "rho", decay.rho, ">= 0");
+    const double rho = effective_rho(decay);
+    if (rho >= 1.0) return -1;
+    const double kk = static_cast<double>(k);
+    const double need = rho > 0.0 ? kk * (1.0 + std::log(target) / std::log(rho)) : kk;
+    if (!std::isfinite(need) || need > 9e18) return -1;
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(need * (1.0 - 1e-9))));
+}
+
+/// Options of choose_psize. decay: what is known of the matrix's spike decay (default: the
+/// former fixed floor 8K, see SpikeDecay); truncation_target: the largest truncation_error
+/// kept (1e-2: li2012's Table 1 residuals at d >= 10 are 1.2 % and less, with 6-7 BiCGStab
+/// iterations; a kbench choice). no_decay_ratio: the floor psize >= no_decay_ratio K used when
+/// no psize <= N/2 reaches the target (no decay measured): longer partitions then buy nothing
+/// measurable (kbench CPU runs, N = 1e5, K = 32, the weakly dominant M-matrix: BiCGStab
+/// stagnates at psize 256, 2048 and N/2, the true residual worst at N/2), so the former fixed
+/// floor 8K stays and the model picks the fastest above it. applies: preconditioner
+/// applications counted with the setup (li2012 Sec. 1.4: 6-7 iterations, 2 applies each).
+/// rates: only their ratio matters.
 struct PsizeOptions {
-    double quality_ratio = 8.0;
+    SpikeDecay decay{};
+    double truncation_target = 1e-2;
+    double no_decay_ratio = 8.0;
     double applies = 14.0;
     MachineRates rates{3000.0, 30000.0, 0.0};
     int value_bytes = 8;
 };
 
-/// A chosen psize with its partitioning, the waves of thread blocks it takes and the predicted
-/// time (seconds) of setup + options.applies applies at options.rates.
+/// A chosen psize with its partitioning, the waves of thread blocks it takes, the predicted
+/// time (seconds) of setup + options.applies applies at options.rates, the accuracy floor
+/// min_psize (min_psize_for_truncation within [2K, N/2], or the no-decay floor),
+/// the estimated truncation_error at the chosen psize and whether it meets the target (false
+/// also when no psize <= N/2 meets it and the no-decay floor was used).
 struct PsizeChoice {
     Partitioning partitioning;
     double waves = 0.0;
     double predicted_s = 0.0;
+    std::int64_t min_psize = 0;
+    double truncation = 1.0;
+    bool target_met = false;
 };
 
 /// Chooses psize for N x N, half-bandwidth K on a GPU with sm_count SMs holding
 /// resident_blocks_per_sm partition blocks each (slots S = product), li2012 tuning psize by hand
 /// (Sec. 2.5). Reasoning from the model:
-///  - LU and solve work is ~2K^2 N and ~4K N regardless of psize, but one block per partition
-///    runs it: with p < S partitions only p/S of the GPU works (time ~ 1/p), with p > S blocks
-///    run in waves and the partition overhead (UL, tips, reduced block: ~12 K^3 flops each)
-///    grows with p: the best p is about S (one wave) or a small multiple when the last
-///    partition's remainder unbalances a wave;
-///  - the quality floor psize >= quality_ratio K, and 2K <= psize <= N/2 always.
+///  - accuracy: psize >= min_psize_for_truncation(target, K, decay), so the dropped spike tips
+///    are small (fewer BiCGStab iterations); when no psize <= N/2 reaches the target the floor
+///    is no_decay_ratio K (see PsizeOptions);
+///  - time: LU and solve work is ~2K^2 N and ~4K N regardless of psize, but one block per
+///    partition runs it: with p < S partitions only p/S of the GPU works (time ~ 1/p), with
+///    p > S blocks run in waves and the partition overhead (UL, tips, reduced block: ~12 K^3
+///    flops each) grows with p: the best p is about S (one wave) or a small multiple when the
+///    last partition's remainder unbalances a wave;
+///  - always 2K <= psize <= N/2.
 /// Candidates: psize = floor and ceil of N / (w S) for w = 1..64 waves, the floor and N/2, all
-/// clamped to the bounds; the one with the least predicted time wins, ties to the larger psize.
-/// Throws std::invalid_argument for K < 1, N < 4K, sm_count < 1 or resident_blocks_per_sm < 1.
+/// clamped to [floor, N/2]; the one with the least predicted time wins, ties to the larger
+/// psize. The model's phase costs decide between candidates; the measured kernel times do not
+/// enter (they change as the kernels are tuned).
+/// Throws std::invalid_argument for K < 1, N < 4K, sm_count < 1, resident_blocks_per_sm < 1,
+/// applies < 0, no_decay_ratio < 0, truncation_target outside (0, 1) or decay.rho < 0 / NaN.
 inline PsizeChoice choose_psize(std::int64_t n, std::int64_t k, int sm_count,
                                 int resident_blocks_per_sm, const PsizeOptions& options = {})
 {
@@ -475,10 +570,14 @@ inline PsizeChoice choose_psize(std::int64_t n, std::int64_t k, int sm_count,
     if (sm_count < 1) detail::fail("choose_psize", "sm_count", sm_count, ">= 1");
     if (resident_blocks_per_sm < 1)
         detail::fail("choose_psize", "resident_blocks_per_sm", resident_blocks_per_sm, ">= 1");
-    if (!(options.quality_ratio >= 0.0) || !(options.applies >= 0.0))
-        detail::fail("choose_psize", "quality_ratio, applies", options.quality_ratio, ">= 0");
+    if (!(options.applies >= 0.0))
+        detail::fail("choose_psize", "applies", options.applies, ">= 0");
+    if (!(options.no_decay_ratio >= 0.0))
+        detail::fail("choose_psize", "no_decay_ratio", options.no_decay_ratio, ">= 0");
     const std::int64_t hi = n / 2;
-    const auto wanted = static_cast<std::int64_t>(std::ceil(options.quality_ratio * k));
+    std::int64_t wanted = min_psize_for_truncation(options.truncation_target, k, options.decay);
+    if (wanted < 0 || wanted > hi)  // unreachable: the no-decay floor
+        wanted = static_cast<std::int64_t>(std::ceil(options.no_decay_ratio * k));
     const std::int64_t lo = std::max(2 * k, std::min(wanted, hi));
     const double slots = static_cast<double>(sm_count) * resident_blocks_per_sm;
 
@@ -497,9 +596,15 @@ inline PsizeChoice choose_psize(std::int64_t n, std::int64_t k, int sm_count,
                                             options.rates);
         const bool better = best.partitioning.psize == 0 || t < best.predicted_s * (1 - 1e-12) ||
                             (t <= best.predicted_s * (1 + 1e-12) && psize > best.partitioning.psize);
-        if (better)
-            best = {s, std::ceil(static_cast<double>(s.partitions) / slots), t};
+        if (better) {
+            best.partitioning = s;
+            best.waves = std::ceil(static_cast<double>(s.partitions) / slots);
+            best.predicted_s = t;
+        }
     }
+    best.min_psize = lo;
+    best.truncation = truncation_error(best.partitioning.psize, k, options.decay);
+    best.target_met = best.truncation <= options.truncation_target * (1 + 1e-9);  // rounding
     return best;
 }
 

@@ -2,7 +2,9 @@
 dominant systems, against LAPACK dgbsv on the CPU and cuDSS on the GPU.
 
   li2012/table1  truncated SPIKE's relative residual after one apply vs the degree of diagonal
-                 dominance d, next to li2012's Table 1, with the SPIKE+BiCGStab iterations.
+                 dominance d, next to li2012's Table 1, with the SPIKE+BiCGStab iterations; one
+                 table per value distribution (random signs; negative off-diagonals: an
+                 M-matrix).
   li2012/table3  time at the hand-tuned (best of a sweep), automatic and ill-tuned partition
                  size vs N, next to li2012's Table 3; li2012 Fig. 3's N = 8192 vs 8191.
   li2012/fig4    time vs N at K = 32: SPIKE+BiCGStab (double, mixed), dgbsv, cuDSS, the model.
@@ -109,77 +111,118 @@ def mean_count(x: float) -> str:
 
 
 def d_label(d: float) -> str:
-    return fmt_int(d) if not missing(d) and d == int(d) else fmt(d)
+    """1,000 for whole numbers, else every digit that %g keeps (1.001, not 1.00)."""
+    if missing(d):
+        return NA
+    return fmt_int(d) if d == int(d) else f"{d:g}"
 
 
 # ---------------------------------------------------------------- li2012/table1
+# banded()'s off-diagonal signs (entries without "signs" were written before it: random).
+SIGNS_TITLES = {
+    "random": "Random signs: off-diagonals uniform in +-[0.1, 1]",
+    "negative": "Negative off-diagonals: an M-matrix (a_ij in [-1, -0.1], a_ii > 0)",
+}
+
+
+def signs_of(e: Entry) -> str:
+    v = e.get("signs")
+    return v if isinstance(v, str) else "random"
+
+
+def signs_order(es: List[Entry]) -> List[str]:
+    """The sign patterns of the entries: random, negative, then any other sorted."""
+    present = {signs_of(e) for e in es}
+    return [s for s in SIGNS_TITLES if s in present] + sorted(present - set(SIGNS_TITLES))
+
+
 def render_table1(res: kbench_results.Results, out_dir: str) -> List[str]:
     es = entries(res, "table1")
     ctx = study_ctx(res)
     paper_t1 = paper(res, "table1") or {}
-    ds = sorted({num(e, "d") for e in es if not missing(num(e, "d"))})
     text = header_block(res.context, f"li2012 Table 1: truncated SPIKE residual vs diagonal "
                                      f"dominance on {gpu_title(res.context)}")
-    psizes = sorted({int(e["psize"]) for e in es if isinstance(e.get("psize"), int)})
     text += (f"\nN = {fmt_int(ctx.get('n'))}, K = {ctx.get('K', NA)}, seeds "
-             f"{', '.join(str(s) for s in ctx.get('seeds', [])) or NA}, psize "
-             f"{', '.join(fmt_int(p) for p in psizes) or NA} (automatic). Residual: "
-             f"||b - A z||_inf / ||b||_inf with z = M^-1 b, one apply of truncated SPIKE, the "
-             f"mean over the seeds (li2012: 'average relative residual'). Iterations: "
-             f"SPIKE+BiCGStab to ||r||_inf / ||b||_inf <= {fmt(ctx.get('tolerance'))}.\n\n")
-    rows = []
-    summary: List[Tuple[float, float, float, float, float]] = []
-    for d in ds:
-        group = [e for e in es if num(e, "d") == d]
-        p = paper_t1.get(str(int(d))) if d == int(d) else None
-        exact = mean([num(e, "residual_inf") for e in group])
-        corner = mean([num(e, "residual_inf_corner_ul") for e in group])
-        mixed = mean([num(e, "residual_inf_mixed") for e in group])
-        cpu = mean([num(e, "residual_inf_cpu") for e in group])
-        its = mean([num(e, "iterations") for e in group])
-        its_c = mean([num(e, "iterations_corner_ul") for e in group])
-        bad = sorted({str(e.get("status")) for e in group if e.get("status") != "converged"})
-        rows.append([d_label(d), paper_num(p), pct(corner), pct(exact), pct(mixed),
-                     pct(cpu), mean_count(its_c), mean_count(its), str(len(group)),
-                     ", ".join(bad) if bad else "converged"])
-        summary.append((d, math.nan if p is None else float(p), 100 * corner, 100 * exact,
-                        100 * mixed))
-    text += markdown_table(
-        ["d", "li2012 (%)", "corner UL, li2012's tips (%)", "exact tips (%)",
-         "float preconditioner (%)", "CPU reference (%)", "iterations (corner UL)",
-         "iterations (exact)", "seeds", "status"], rows)
+             f"{', '.join(str(s) for s in ctx.get('seeds', [])) or NA}, psize automatic (per "
+             f"matrix). Residual: ||b - A z||_inf / ||b||_inf with z = M^-1 b, one apply of "
+             f"truncated SPIKE, the mean over the seeds (li2012: 'average relative residual'); "
+             f"chooser's estimate: the truncation error models::spike::truncation_error predicts "
+             f"at that psize from the matrix's measured spike decay. Iterations: SPIKE+BiCGStab "
+             f"to ||r||_inf / ||b||_inf <= {fmt(ctx.get('tolerance'))} on the recurrence "
+             f"residual; true residual: ||b - A x||_inf / ||b||_inf recomputed at the end (mean "
+             f"over the seeds).\n")
+    if not es:
+        text += f"\n{NA}: no table1 entries.\n"
+    # per sign pattern: (d, li2012, corner, exact, float, its corner, its exact) for the figure
+    curves: Dict[str, List[Tuple[float, ...]]] = {}
+    for signs in signs_order(es):
+        group_s = [e for e in es if signs_of(e) == signs]
+        ds = sorted({num(e, "d") for e in group_s if not missing(num(e, "d"))})
+        rows = []
+        curves[signs] = []
+        for d in ds:
+            group = [e for e in group_s if num(e, "d") == d]
+            p = paper_t1.get(str(int(d))) if d == int(d) else None
+            exact = mean([num(e, "residual_inf") for e in group])
+            corner = mean([num(e, "residual_inf_corner_ul") for e in group])
+            estimate = mean([num(e, "truncation_estimate") for e in group])
+            mixed = mean([num(e, "residual_inf_mixed") for e in group])
+            cpu = mean([num(e, "residual_inf_cpu") for e in group])
+            its = mean([num(e, "iterations") for e in group])
+            its_c = mean([num(e, "iterations_corner_ul") for e in group])
+            true_res = mean([num(e, "true_residual") for e in group])
+            psizes = sorted({int(e["psize"]) for e in group if isinstance(e.get("psize"), int)})
+            bad = sorted({str(e.get("status")) for e in group if e.get("status") != "converged"})
+            rows.append([d_label(d), ", ".join(fmt_int(x) for x in psizes) or NA, paper_num(p),
+                         pct(corner), pct(exact), pct(estimate), pct(mixed), pct(cpu),
+                         mean_count(its_c), mean_count(its), fmt(true_res), str(len(group)),
+                         ", ".join(bad) if bad else "converged"])
+            curves[signs].append((d, math.nan if p is None else float(p), 100 * corner,
+                                  100 * exact, 100 * mixed, its_c, its))
+        text += f"\n### {SIGNS_TITLES.get(signs, 'signs ' + signs)}\n\n"
+        text += markdown_table(
+            ["d", "psize", "li2012 (%)", "corner UL, li2012's tips (%)", "exact tips (%)",
+             "chooser's estimate (%)", "float preconditioner (%)", "CPU reference (%)",
+             "iterations (corner UL)", "iterations (exact)", "true residual (exact)", "seeds",
+             "status"], rows)
     text += ("\nli2012's tips: UL of the top-left 2K x 2K corner of each partition (li2012 Sec. "
              "2.2); exact tips: UL of the whole partition (kbench's default), which leaves only "
-             "the truncation. li2012 needed 6-7 BiCGStab iterations.\n")
+             "the truncation. li2012 needed 6-7 BiCGStab iterations; it does not state its value "
+             "distribution.\n")
     text += notes(res)
 
     def make():
         fig, (ax, ax2) = new_figure(1, 2, figsize=(9.0, 3.6))
-        if not summary:
+        if not any(curves.values()):
             no_data(ax, "no table1 entries")
             no_data(ax2, "no table1 entries")
             return fig
-        x = [s[0] for s in summary]
-        for i, (label, style) in enumerate([("li2012", "s--"), ("corner UL", "o-"),
-                                            ("exact tips", "^-"), ("float", "v:")]):
-            pts = [(s[0], s[1 + i]) for s in summary if not missing(s[1 + i]) and s[1 + i] > 0]
-            if pts:
-                ax.plot(*zip(*pts), style, label=label)
+        first = next(c for c in curves.values() if c)
+        pts = [(c[0], c[1]) for c in first if not missing(c[1]) and c[1] > 0]
+        if pts:
+            ax.plot(*zip(*pts), "ks--", label="li2012")
+        for k, (signs, summary) in enumerate(curves.items()):
+            line = "-" if k == 0 else ":"
+            tag = "random" if signs == "random" else ("M-matrix" if signs == "negative"
+                                                       else signs)
+            for i, (label, marker) in enumerate([("corner UL", "o"), ("exact tips", "^"),
+                                                 ("float", "v")]):
+                pts = [(c[0], c[2 + i]) for c in summary if not missing(c[2 + i]) and c[2 + i] > 0]
+                if pts:
+                    ax.plot(*zip(*pts), marker + line, color=f"C{i}", label=f"{label}, {tag}")
+            for i, (label, marker) in enumerate([("corner UL", "o"), ("exact tips", "^")]):
+                pts = [(c[0], c[5 + i]) for c in summary if not missing(c[5 + i])]
+                if pts:
+                    ax2.plot(*zip(*pts), marker + line, color=f"C{i}", label=f"{label}, {tag}")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("degree of diagonal dominance d")
         ax.set_ylabel("relative residual after one apply (%)")
-        ax.legend(fontsize=7)
-        for field, label, style in (("iterations_corner_ul", "corner UL", "o-"),
-                                    ("iterations", "exact tips", "^-")):
-            pts = [(d, mean([num(e, field) for e in es if num(e, "d") == d])) for d in x]
-            pts = [p for p in pts if not missing(p[1])]
-            if pts:
-                ax2.plot(*zip(*pts), style, label=label)
+        ax.legend(fontsize=6)
         ax2.set_xscale("log")
         ax2.set_xlabel("degree of diagonal dominance d")
         ax2.set_ylabel("SPIKE+BiCGStab iterations")
-        ax2.legend(fontsize=7)
+        ax2.legend(fontsize=6)
         fig.tight_layout()
         return fig
     return write_outputs(out_dir, text, make)
@@ -311,14 +354,21 @@ def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]
         its = f"{sd.get('iterations', NA) if sd else NA} / {sm.get('iterations', NA) if sm else NA}"
         row = [fmt_int(x) if key == "n" else str(x), psize_cell(sd), its]
         row += [time_cell(by.get((m, x))) for m in methods]
-        row += [ms(num(sd, "model_seconds")),
-                fmt(ratio(num(sd, "seconds"), num(sd, "model_seconds"))),
-                fmt(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"), num(sd, "seconds")))]
+        dev = num(sd, "device_seconds")
+        row += [ms(dev), ms(num(sd, "model_seconds")),
+                fmt(ratio(dev, num(sd, "model_seconds"))),
+                fmt(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"), num(sd, "seconds"))),
+                fmt(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"), dev))]
         rows.append(row)
     text += markdown_table([label, "psize", "iterations (double / mixed)",
-                            *(f"{LABELS[m]} ms" for m in methods), "SPIKE double model ms",
-                            "SPIKE double measured / model", "dgbsv all cores / SPIKE double"],
+                            *(f"{LABELS[m]} ms" for m in methods),
+                            "SPIKE double on the device ms", "SPIKE double model ms",
+                            "SPIKE double on the device / model", "dgbsv all cores / SPIKE double",
+                            "dgbsv all cores / SPIKE double on the device"],
                            rows)
+    text += ("\nSPIKE times include the copy of the band from pageable host memory to the GPU "
+             "(dgbsv's data is already in host memory); 'on the device' leaves that copy out, "
+             "as for a band already resident on the GPU.\n")
     speedups = [ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"),
                       num(by.get(("spike_double", x)), "seconds")) for x in xs]
     speedups = [s for s in speedups if not missing(s)]
@@ -447,10 +497,12 @@ def render_mixed(res: kbench_results.Results, out_dir: str) -> List[str]:
     text = header_block(res.context, f"li2012 Sec. 2.4: float SPIKE preconditioner in double "
                                      f"BiCGStab on {gpu_title(res.context)}")
     text += ("\nTimes: SPIKE+BiCGStab total (factorization + iterations), median, ms; speedup "
-             "= double / mixed (null unless both converged).\n\n")
+             "= double / mixed (null unless both converged); signs: banded()'s off-diagonal "
+             "signs (negative: an M-matrix).\n\n")
     rows = []
     for e in es:
         rows.append([fmt_int(e.get("n")), str(e.get("K", NA)), d_label(num(e, "d")),
+                     signs_of(e),
                      f"{psize_cell({'psize': e.get('psize_double')})} / "
                      f"{psize_cell({'psize': e.get('psize_mixed')})}",
                      ms(num(e, "seconds_double")), ms(num(e, "seconds_mixed")),
@@ -458,9 +510,9 @@ def render_mixed(res: kbench_results.Results, out_dir: str) -> List[str]:
                      f"{e.get('iterations_double', NA)} / {e.get('iterations_mixed', NA)}",
                      fmt(num(e, "model_speedup")),
                      f"{e.get('status_double', NA)} / {e.get('status_mixed', NA)}"])
-    text += markdown_table(["N", "K", "d", "psize (double / mixed)", "double ms", "mixed ms",
-                            "speedup", "iterations (double / mixed)", "model speedup", "status"],
-                           rows, left=3)
+    text += markdown_table(["N", "K", "d", "signs", "psize (double / mixed)", "double ms",
+                            "mixed ms", "speedup", "iterations (double / mixed)", "model speedup",
+                            "status"], rows, left=4)
     sp = [num(e, "speedup") for e in es if not missing(num(e, "speedup"))]
     claim = paper(res, "mixed_speedup")
     text += ("\nMixed over double: "
@@ -484,6 +536,7 @@ def render_mixed(res: kbench_results.Results, out_dir: str) -> List[str]:
         ax.axhline(1.0, color="black", lw=0.8)
         ax.set_xticks(idx)
         ax.set_xticklabels([f"N={fmt_int(e.get('n'))}\nK={e.get('K')}, d={d_label(num(e, 'd'))}"
+                            + ("" if signs_of(e) == "random" else "\nM-matrix")
                             for e in es], fontsize=6)
         ax.set_ylabel("time double / time mixed")
         ax.legend(fontsize=7)

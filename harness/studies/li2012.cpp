@@ -12,8 +12,8 @@ namespace {
 const StudyRegistrar registrar{
     {"li2012/table1",
      "li2012 Table 1: truncated SPIKE's relative residual ||b - A M^-1 b||_inf / ||b||_inf vs "
-     "diagonal dominance d = 1..1e4 (N = 1e5, K = 32, 3 seeds) and the SPIKE+BiCGStab "
-     "iterations (uses no matrix set)",
+     "diagonal dominance d = 1..1e4 (N = 1e5, K = 32, 3 seeds; random signs and an M-matrix) "
+     "and the SPIKE+BiCGStab iterations (uses no matrix set)",
      "default", StudyNeeds{1, false, false}, "", run_spike_residual_study},
     {"li2012/table3",
      "li2012 Table 3: SPIKE+BiCGStab time at the hand-tuned (best of a sweep), automatic and "
@@ -36,7 +36,7 @@ const StudyRegistrar registrar{
      "default", StudyNeeds{1, false, false}, "", run_spike_phases_study},
     {"li2012/mixed",
      "li2012 Sec. 2.4: SPIKE preconditioner in float vs double inside double BiCGStab: time, "
-     "iterations and speedup over a few (N, K, d) (uses no matrix set)",
+     "iterations and speedup over a few (N, K, d), one an M-matrix (uses no matrix set)",
      "default", StudyNeeds{1, false, false}, "", run_spike_mixed_study},
 };
 

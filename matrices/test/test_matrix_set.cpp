@@ -242,6 +242,8 @@ TEST(MatrixSet, RandomGeneratorErrorsNameTheEntryAndTheParameter)
          "needs parameter \"K\""},
         {"banded_extra", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 3, "d": 1, "mean": 2}})",
          "has no parameter \"mean\""},
+        {"banded_signs", R"({"name": "x", "generator": "banded", "params": {"n": 100, "K": 3, "d": 1, "signs": "positive"}})",
+         "parameter \"signs\" = \"positive\", expected \"random\" or \"negative\""},
     };
     for (const Case& c : cases) {
         const std::string path = write_manifest(c.label, head + c.entry + "]}");
@@ -258,9 +260,11 @@ TEST(MatrixSet, RandomGeneratorsBuildAsTheirFunctions)
         {"name": "u", "generator": "random_rows", "params": {"n": 500, "distribution": "uniform", "row_min": 1, "row_max": 9, "bandwidth": 20, "seed": 18446744073709551615}},
         {"name": "g", "generator": "random_rows", "params": {"n": 500, "distribution": "geometric", "row_min": 2, "row_max": 40, "mean": 6.5, "bandwidth": 0}},
         {"name": "p", "generator": "random_rows", "params": {"n": 500, "distribution": "power_law", "row_min": 1, "row_max": 200, "exponent": 2, "bandwidth": 499, "seed": 3}},
-        {"name": "b", "generator": "banded", "params": {"n": 300, "K": 4, "d": 0.5}}]})");
+        {"name": "b", "generator": "banded", "params": {"n": 300, "K": 4, "d": 0.5}},
+        {"name": "bm", "generator": "banded", "params": {"n": 300, "K": 4, "d": 1.5, "seed": 2, "signs": "negative"}},
+        {"name": "br", "generator": "banded", "params": {"n": 300, "K": 4, "d": 1.5, "seed": 2, "signs": "random"}}]})");
     const MatrixSet set = load_matrix_set(path, "");
-    ASSERT_EQ(set.matrices.size(), 4u);
+    ASSERT_EQ(set.matrices.size(), 6u);
     RandomRowsParams u;
     u.n = 500;
     u.row_min = 1;
@@ -281,8 +285,10 @@ TEST(MatrixSet, RandomGeneratorsBuildAsTheirFunctions)
     p.bandwidth = 499;
     p.seed = 3;
     const Csr<double> expected[] = {random_rows(u), random_rows(g), random_rows(p),
-                                    banded(300, 4, 0.5, 1)};
-    for (std::size_t k = 0; k < 4; ++k) {
+                                    banded(300, 4, 0.5, 1),
+                                    banded(300, 4, 1.5, 2, BandedSigns::negative),
+                                    banded(300, 4, 1.5, 2, BandedSigns::random)};
+    for (std::size_t k = 0; k < 6; ++k) {
         const Csr<double> a = build_matrix(set.matrices[k]);
         EXPECT_EQ(a.col_idx, expected[k].col_idx) << set.matrices[k].name;
         EXPECT_EQ(a.values, expected[k].values) << set.matrices[k].name;

@@ -452,5 +452,63 @@ TEST(Banded, DeterministicSignsMixedAndErrors)
     }
 }
 
+// BandedSigns::negative: the same magnitudes as the random-sign matrix of the seed, every
+// off-diagonal negative (a Z-matrix with a positive diagonal), the degree of dominance exactly d.
+TEST(Banded, NegativeSignsGiveAnMMatrixOfTheSameMagnitudes)
+{
+    const index_type n = 80, K = 6;
+    for (double d : {1.0, 3.0}) {
+        SCOPED_TRACE(testing::Message() << "d = " << d);
+        const Csr<double> r = banded(n, K, d, 11, BandedSigns::random);
+        const Csr<double> m = banded(n, K, d, 11, BandedSigns::negative);
+        validate(m, "banded");
+        EXPECT_EQ(banded(n, K, d, 11).values, r.values);  // the default is random
+        ASSERT_EQ(m.row_ptr, r.row_ptr);
+        ASSERT_EQ(m.col_idx, r.col_idx);
+        double ratio_min = INFINITY, ratio_max = 0.0;
+        for (index_type i = 0; i < n; ++i) {
+            double diag = 0.0, off = 0.0, signed_sum = 0.0;
+            for (index_type k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
+                if (m.col_idx[k] == i) {
+                    diag = m.values[k];
+                    EXPECT_EQ(m.values[k], r.values[k]);  // same diagonal
+                } else {
+                    ASSERT_LT(m.values[k], 0.0) << "row " << i << " column " << m.col_idx[k];
+                    ASSERT_EQ(m.values[k], -std::abs(r.values[k]));
+                    off += std::abs(m.values[k]);
+                    signed_sum += m.values[k];
+                }
+            }
+            ASSERT_GT(diag, 0.0);
+            ratio_min = std::min(ratio_min, diag / off);
+            ratio_max = std::max(ratio_max, diag / off);
+            // Row sum a_ii + sum_j a_ij = (d - 1) sum_j |a_ij|: zero at d = 1 (weak dominance).
+            EXPECT_NEAR(diag + signed_sum, (d - 1.0) * off, 1e-12 * diag);
+        }
+        EXPECT_NEAR(ratio_min, d, 1e-12 * d);
+        EXPECT_NEAR(ratio_max, d, 1e-12 * d);
+    }
+    // Some random-sign values are positive (the two patterns differ).
+    const Csr<double> r = banded(n, K, 1.0, 11);
+    EXPECT_TRUE(std::any_of(r.values.begin(), r.values.end(), [&](double v) { return v > 0; }));
+    EXPECT_NE(r.values, banded(n, K, 1.0, 11, BandedSigns::negative).values);
+}
+
+TEST(Banded, SignNamesRoundTrip)
+{
+    for (BandedSigns s : {BandedSigns::random, BandedSigns::negative})
+        EXPECT_EQ(parse_banded_signs(to_string(s)), s);
+    EXPECT_STREQ(to_string(BandedSigns::negative), "negative");
+    try {
+        parse_banded_signs("positive");
+        ADD_FAILURE() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("signs = 'positive', expected \"random\" or "
+                                             "\"negative\""),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace kbench

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -157,31 +160,141 @@ TEST(SpikeTime, PartitionEfficiency)
     EXPECT_DOUBLE_EQ(sm::partition_efficiency(10, 1, 0), 1.0);            // slots unknown
 }
 
+// ---- Spike decay -------------------------------------------------------------------------------
+
+TEST(SpikeDecay, TruncationErrorClosedForms)
+{
+    const sm::SpikeDecay geometric{0.5, 0.0};  // no dominance known: no cap
+    EXPECT_DOUBLE_EQ(sm::truncation_error(40, 10, geometric), 0.125);  // 0.5^(4 - 1)
+    EXPECT_DOUBLE_EQ(sm::truncation_error(20, 10, geometric), 0.5);
+    EXPECT_DOUBLE_EQ(sm::truncation_error(5, 10, geometric), 1.0);     // psize < K: capped
+    // d_min caps rho at 1 / d_min: rho = 0.9 with d_min = 4 decays as 0.25.
+    EXPECT_DOUBLE_EQ(sm::effective_rho({0.9, 4.0}), 0.25);
+    EXPECT_DOUBLE_EQ(sm::effective_rho({0.1, 4.0}), 0.1);
+    EXPECT_DOUBLE_EQ(sm::truncation_error(40, 10, {0.9, 4.0}), 0.25 * 0.25 * 0.25);
+    // No decay (a weakly dominant M-matrix, or not dominant): nothing is truncated away.
+    EXPECT_DOUBLE_EQ(sm::truncation_error(4000, 10, {1.0, 1.0}), 1.0);
+    EXPECT_DOUBLE_EQ(sm::truncation_error(4000, 10, {1.5, 0.5}), 1.0);
+    EXPECT_DOUBLE_EQ(sm::decay_bound_from_dominance(4.0), 0.25);
+    EXPECT_EQ(sm::decay_bound_from_dominance(0.0), std::numeric_limits<double>::infinity());
+    EXPECT_THROW(sm::truncation_error(40, 0, geometric), std::invalid_argument);
+    EXPECT_THROW(sm::truncation_error(0, 10, geometric), std::invalid_argument);
+    EXPECT_THROW(sm::truncation_error(40, 10, {-0.1, 0.0}), std::invalid_argument);
+}
+
+TEST(SpikeDecay, MinPsizeInvertsTheEstimate)
+{
+    EXPECT_EQ(sm::min_psize_for_truncation(0.125, 10, {0.5, 0.0}), 40);
+    EXPECT_EQ(sm::min_psize_for_truncation(0.01, 32, {0.1, 0.0}), 96);   // K (1 + 2)
+    EXPECT_EQ(sm::min_psize_for_truncation(0.01, 32, {0.9, 10.0}), 96);  // capped at 1 / d
+    EXPECT_EQ(sm::min_psize_for_truncation(0.01, 32, {0.0, 0.0}), 32);   // no spike: K
+    EXPECT_EQ(sm::min_psize_for_truncation(0.01, 32, {1.0, 1.0}), -1);   // no decay
+    EXPECT_EQ(sm::min_psize_for_truncation(0.01, 32, {1.2, 0.9}), -1);
+    // The default decay gives the former fixed floor psize >= 8K at the default target.
+    const sm::PsizeOptions defaults;
+    for (std::int64_t k : {1, 8, 32, 256})
+        EXPECT_EQ(sm::min_psize_for_truncation(defaults.truncation_target, k, defaults.decay),
+                  8 * k);
+    // Round trip: the smallest psize meeting the target, over a grid.
+    for (double rho : {0.01, 0.14, 0.5, 0.9, 0.99})
+        for (double d_min : {0.0, 1.0, 3.0})
+            for (double target : {1e-1, 1e-2, 1e-4})
+                for (std::int64_t k : {1, 7, 32}) {
+                    const sm::SpikeDecay decay{rho, d_min};
+                    const std::int64_t p = sm::min_psize_for_truncation(target, k, decay);
+                    ASSERT_GT(p, 0);
+                    EXPECT_LE(sm::truncation_error(p, k, decay), target * (1 + 1e-9))
+                        << rho << " " << d_min << " " << target << " " << k;
+                    if (p > 1) {
+                        EXPECT_GT(sm::truncation_error(p - 1, k, decay), target * (1 - 1e-9))
+                            << rho << " " << d_min << " " << target << " " << k;
+                    }
+                }
+    EXPECT_THROW(sm::min_psize_for_truncation(0.0, 32, {}), std::invalid_argument);
+    EXPECT_THROW(sm::min_psize_for_truncation(1.0, 32, {}), std::invalid_argument);
+    EXPECT_THROW(sm::min_psize_for_truncation(0.01, 0, {}), std::invalid_argument);
+}
+
 // ---- Partition-size chooser ---------------------------------------------------------------------
 
 TEST(SpikeChooser, ConstraintsHoldOnAGrid)
 {
-    for (std::int64_t n : {1000, 3000, 10000, 100000, 1000000, 10000000})
-        for (std::int64_t k : {1, 2, 8, 32, 64, 128, 256})
-            for (int sms : {1, 16, 66, 132, 264})
-                for (int r : {1, 2, 4}) {
-                    if (n < 4 * k) {
-                        EXPECT_THROW(sm::choose_psize(n, k, sms, r), std::invalid_argument);
-                        continue;
+    // Decays: the default (floor 8K), random signs at d = 1 (rho ~0.14, measured), a slow one,
+    // a fast one, and two that reach no target (the no-decay floor 8K): no decay at d = 1, not
+    // dominant.
+    const sm::SpikeDecay decays[] = {{},           {0.14, 1.0}, {0.98, 1.02}, {0.01, 100.0},
+                                     {1.0, 1.0},   {1.5, 0.5}};
+    for (const sm::SpikeDecay& decay : decays)
+        for (std::int64_t n : {1000, 3000, 10000, 100000, 1000000, 10000000})
+            for (std::int64_t k : {1, 2, 8, 32, 64, 128, 256})
+                for (int sms : {1, 16, 66, 132, 264})
+                    for (int r : {1, 2, 4}) {
+                        sm::PsizeOptions o;
+                        o.decay = decay;
+                        if (n < 4 * k) {
+                            EXPECT_THROW(sm::choose_psize(n, k, sms, r, o), std::invalid_argument);
+                            continue;
+                        }
+                        const auto c = sm::choose_psize(n, k, sms, r, o);
+                        const auto& s = c.partitioning;
+                        SCOPED_TRACE("rho=" + std::to_string(decay.rho) + " N=" +
+                                     std::to_string(n) + " K=" + std::to_string(k) +
+                                     " sms=" + std::to_string(sms) + " r=" + std::to_string(r));
+                        EXPECT_GE(s.psize, 2 * k);
+                        EXPECT_LE(s.psize, n / 2);
+                        const std::int64_t need =
+                            sm::min_psize_for_truncation(o.truncation_target, k, decay);
+                        const bool reachable = need > 0 && need <= n / 2;
+                        const std::int64_t floor =
+                            std::max(2 * k, std::min(reachable ? need : 8 * k, n / 2));
+                        EXPECT_EQ(c.min_psize, floor);
+                        EXPECT_GE(s.psize, floor);  // the accuracy floor
+                        EXPECT_EQ(c.target_met, reachable);
+                        EXPECT_DOUBLE_EQ(c.truncation, sm::truncation_error(s.psize, k, decay));
+                        EXPECT_EQ(s.partitions, n / s.psize);
+                        EXPECT_GE(s.partitions, 2);
+                        EXPECT_GE(s.last_rows, s.psize);
+                        EXPECT_LT(s.last_rows, 2 * s.psize);
+                        EXPECT_GT(c.predicted_s, 0.0);
                     }
-                    const auto c = sm::choose_psize(n, k, sms, r);
-                    const auto& s = c.partitioning;
-                    SCOPED_TRACE("N=" + std::to_string(n) + " K=" + std::to_string(k) +
-                                 " sms=" + std::to_string(sms) + " r=" + std::to_string(r));
-                    EXPECT_GE(s.psize, 2 * k);
-                    EXPECT_LE(s.psize, n / 2);
-                    EXPECT_GE(s.psize, std::min<std::int64_t>(8 * k, n / 2));  // quality floor
-                    EXPECT_EQ(s.partitions, n / s.psize);
-                    EXPECT_GE(s.partitions, 2);
-                    EXPECT_GE(s.last_rows, s.psize);
-                    EXPECT_LT(s.last_rows, 2 * s.psize);
-                    EXPECT_GT(c.predicted_s, 0.0);
-                }
+}
+
+// Weaker dominance, slower decay: the floor and the chosen psize never shrink, and grow between
+// d = 100 and d = 1.1 (rho = 1 / d, the dominance bound), as long as some psize <= N/2 reaches
+// the target.
+TEST(SpikeChooser, WeakerDominanceGivesLargerPsize)
+{
+    for (std::int64_t n : {20000, 100000, 1000000})
+        for (int r : {1, 4}) {
+            std::int64_t prev_psize = 0, prev_floor = 0;
+            for (double d : {100.0, 10.0, 4.0, 2.0, 1.5, 1.2, 1.1}) {
+                sm::PsizeOptions o;
+                o.decay = {sm::decay_bound_from_dominance(d), d};
+                const auto c = sm::choose_psize(n, 32, 132, r, o);
+                SCOPED_TRACE("N=" + std::to_string(n) + " r=" + std::to_string(r) +
+                             " d=" + std::to_string(d));
+                EXPECT_GE(c.min_psize, prev_floor);
+                EXPECT_GE(c.partitioning.psize, prev_psize);
+                prev_floor = c.min_psize;
+                prev_psize = c.partitioning.psize;
+            }
+        }
+    sm::PsizeOptions strong, weak;
+    strong.decay = {0.01, 100.0};
+    weak.decay = {1.0 / 1.1, 1.1};
+    EXPECT_EQ(sm::choose_psize(100000, 32, 132, 4, strong).min_psize, 64);  // 2K
+    // K (1 + ln 100 / ln 1.1) = 1578.2
+    EXPECT_EQ(sm::choose_psize(100000, 32, 132, 4, weak).min_psize, 1579);
+    EXPECT_GT(sm::choose_psize(100000, 32, 132, 4, weak).partitioning.psize,
+              sm::choose_psize(100000, 32, 132, 4, strong).partitioning.psize);
+    // Unreachable target (no decay): the no-decay floor 8K, as the former rule, not N/2.
+    sm::PsizeOptions none;
+    none.decay = {1.0, 0.9};
+    const auto c = sm::choose_psize(100000, 32, 132, 4, none);
+    EXPECT_EQ(c.min_psize, 256);
+    EXPECT_EQ(c.partitioning.psize, sm::choose_psize(100000, 32, 132, 4).partitioning.psize);
+    EXPECT_FALSE(c.target_met);
+    EXPECT_DOUBLE_EQ(c.truncation, 1.0);
 }
 
 TEST(SpikeChooser, BiggerGpuGetsMorePartitions)
@@ -199,7 +312,8 @@ TEST(SpikeChooser, BiggerGpuGetsMorePartitions)
               sm::choose_psize(10000000, 32, 132, 1).partitioning.partitions);
 }
 
-// Large N: one wave of partitions fills the GPU. Small N: the quality floor psize = 8K binds.
+// Large N: one wave of partitions fills the GPU. Small N: the floor binds; with the default
+// decay it is the former fixed floor psize = 8K, so the former choices come back.
 TEST(SpikeChooser, OneWaveOrQualityFloor)
 {
     const auto big = sm::choose_psize(10000000, 32, 132, 1);
@@ -209,5 +323,16 @@ TEST(SpikeChooser, OneWaveOrQualityFloor)
     const auto small = sm::choose_psize(10000, 32, 132, 1);
     EXPECT_EQ(small.partitioning.psize, 256);
     EXPECT_EQ(small.partitioning.partitions, 39);
+    EXPECT_EQ(small.min_psize, 256);
+    EXPECT_TRUE(small.target_met);
+    // The same rule from a decay that asks for 8K at another target: the same choices.
+    sm::PsizeOptions o;
+    o.truncation_target = 1e-3;
+    o.decay.rho = std::pow(1e-3, 1.0 / 7.0);
+    EXPECT_EQ(sm::choose_psize(10000, 32, 132, 1, o).partitioning.psize, 256);
+    EXPECT_EQ(sm::choose_psize(10000000, 32, 132, 1, o).partitioning.psize,
+              big.partitioning.psize);
     EXPECT_THROW(sm::choose_psize(10000, 32, 0, 1), std::invalid_argument);
+    o.truncation_target = 1.0;
+    EXPECT_THROW(sm::choose_psize(10000, 32, 132, 1, o), std::invalid_argument);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -45,6 +46,33 @@ void check_options(const SpikeBicgstabOptions& options)
                                     ", expected >= 0 (0: off)");
 }
 
+models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, double target)
+{
+    namespace ms = models::spike;
+    // Power steps on windows of at most this many multiply-adds (~30 ms on one core).
+    constexpr double budget = 5e7;
+    BandDecayStats st = band_decay_stats(a);
+    ms::SpikeDecay decay{st.rho, st.d_min};
+    const auto cap = static_cast<index_type>(std::min<double>(
+        a.n, std::max<double>(st.window_rows, budget / (32.0 * (2.0 * a.K + 1.0)))));
+    for (;;) {
+        const std::int64_t need = ms::min_psize_for_truncation(target, a.K, decay);
+        if (need >= 0 && need <= st.window_rows) return decay;  // measured over that distance
+        if (st.window_rows >= cap) break;
+        const auto grown = static_cast<index_type>(std::min<double>(
+            cap, std::max(2.0 * st.window_rows, need >= 0 ? 2.0 * static_cast<double>(need)
+                                                          : static_cast<double>(cap))));
+        const double rate_before = -std::log(ms::effective_rho(decay));
+        st = band_decay_stats(a, 4096, grown);
+        decay = {st.rho, std::min(decay.d_min, st.d_min)};
+        // An intrinsic decay keeps its rate when the window grows; a diffusive one (a weakly
+        // dominant M-matrix: 1 - rho ~ (K / window)^2) loses it.
+        if (-std::log(ms::effective_rho(decay)) >= 0.5 * rate_before) return decay;
+    }
+    decay.rho = std::max(decay.rho, 1.0);  // no decay seen within the largest window
+    return decay;
+}
+
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
                          int sm_count, int resident_blocks_per_sm)
 {
@@ -54,6 +82,10 @@ index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions
     }
     models::spike::PsizeOptions po;
     po.value_bytes = options.precision == SpikePrecision::mixed ? 4 : 8;
+    // The spike decay from the matrix (li2012 Sec. 1.3; models::spike::SpikeDecay). Shapes
+    // choose_psize rejects (N < 4K) are left to its message.
+    if (a.K >= 1 && a.n >= 4 * static_cast<std::int64_t>(a.K))
+        po.decay = measure_spike_decay(a, po.truncation_target);
     const auto choice =
         models::spike::choose_psize(a.n, a.K, sm_count, resident_blocks_per_sm, po);
     return static_cast<index_type>(choice.partitioning.psize);

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+namespace kbench::models::spike {
+struct SpikeDecay;  // models/spike_model.hpp
+}
+
 namespace kbench::solvers::spike {
 
 /// Precision of the preconditioner; BiCGStab itself always runs in double.
@@ -96,10 +100,17 @@ namespace detail {
 /// Throws std::invalid_argument naming the field and its value for tolerance < 0 or not
 /// finite, max_iterations < 0 or stagnation_window < 0.
 void check_options(const SpikeBicgstabOptions& options);
+/// The spike decay of `a` for models::spike::choose_psize: band_decay_stats's d_min and rho on
+/// its default window; while the psize that rho asks for (min_psize_for_truncation at `target`)
+/// is longer than the window, rho is measured again on a window grown to twice that (at most
+/// 5e7 multiply-adds of power steps, ~30 ms), and kept once its decay rate -ln rho holds within
+/// a factor 2 as the window grows (an intrinsic decay); a rate that keeps falling up to the
+/// largest window (a diffusive matrix: a weakly dominant M-matrix, 1 - rho ~ (K / window)^2)
+/// gives rho = 1 (no decay). Requires K >= 1 and n >= 4K; throws as band_decay_stats.
+models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, double target);
 /// options.psize (validated by make_partitioning), or, when 0, models::spike::choose_psize for
 /// a GPU of sm_count SMs holding resident_blocks_per_sm partition blocks each (value bytes of
-/// options.precision), its accuracy floor from the spike decay that band_decay_stats measures
-/// on `a` (rho = min(measured rho, 1 / d_min), d_min; models::spike::SpikeDecay).
+/// options.precision), its accuracy floor from measure_spike_decay(a).
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
                          int sm_count, int resident_blocks_per_sm);
 /// The stopping test after iteration `iteration` (0: the initial residual), in the order of

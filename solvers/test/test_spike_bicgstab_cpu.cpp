@@ -5,6 +5,7 @@
 #include "kernels/test/expect_invalid.hpp"
 #include "matrices/banded.hpp"
 #include "matrices/generators.hpp"
+#include "models/spike_model.hpp"
 #include "solvers/spike/spike_bicgstab.hpp"
 
 #include <gtest/gtest.h>
@@ -293,6 +294,43 @@ TEST(SpikeBicgstabCpu, NamesParse)
     test::expect_invalid([] { parse_spike_precision("single"); }, {"single", "double", "mixed"});
     EXPECT_EQ(parse_spike_tips("corner_ul"), SpikeTips::corner_ul);
     test::expect_invalid([] { parse_spike_tips("ul"); }, {"exact", "corner_ul"});
+}
+
+// The automatic psize follows the matrix's spike decay (detail::measure_spike_decay): random
+// signs decay fast even at d = 1 (rho ~0.14 at K = 32, circular law); an M-matrix at d = 1 does
+// not decay (rho -> 1 as the window grows), so it gets the no-decay floor 8K (kbench CPU runs,
+// N = 2e4, K = 4: BiCGStab stagnates with partitions up to N/8; at N/2 its recurrence reaches
+// 1e-8 in 10 iterations but the true residual stays O(1): A is ill conditioned, ~(N/K)^2); an
+// M-matrix at d = 2 decays as 1/2 per band-width and its solve converges.
+TEST(SpikeBicgstabCpu, AutomaticPsizeFollowsTheSpikeDecay)
+{
+    const index_type n = 20000, K = 4;
+    const BandMatrix<double> random = li2012_matrix(n, K, 1.0);
+    const BandMatrix<double> m_matrix =
+        band_from_csr(banded(n, K, 1.0, 3, BandedSigns::negative), K);
+    const SpikeBicgstabOptions opts;
+    EXPECT_LT(detail::measure_spike_decay(random, 1e-2).rho, 0.5);
+    EXPECT_GE(detail::measure_spike_decay(m_matrix, 1e-2).rho, 1.0);
+    EXPECT_LT(detail::resolve_psize(random, opts, 132, 4), 16 * K);
+    models::spike::PsizeOptions no_decay;
+    no_decay.decay = {1.0, 1.0};
+    EXPECT_EQ(detail::resolve_psize(m_matrix, opts, 132, 4),
+              models::spike::choose_psize(n, K, 132, 4, no_decay).partitioning.psize);
+    EXPECT_GE(detail::resolve_psize(m_matrix, opts, 132, 4), 8 * K);
+
+    const BandMatrix<double> m2 = band_from_csr(banded(n, K, 2.0, 3, BandedSigns::negative), K);
+    const models::spike::SpikeDecay decay = detail::measure_spike_decay(m2, 1e-2);
+    EXPECT_NEAR(models::spike::effective_rho(decay), 0.5, 0.05);
+    const index_type p2 = detail::resolve_psize(m2, opts, 132, 4);
+    EXPECT_GE(p2, models::spike::min_psize_for_truncation(1e-2, K, decay));
+    EXPECT_LT(p2, n / 2);
+    const std::vector<double> b = random_rhs(n);
+    std::vector<double> x(n, 0.0);
+    SpikeBicgstabOptions at_p2;
+    at_p2.psize = p2;
+    const SpikeBicgstabResult res = spike_bicgstab_cpu(m2, b, x, at_p2);
+    expect_converged(res, m2, b, x, 1e-8);
+    EXPECT_LE(res.solve.iterations, 10);
 }
 
 }  // namespace
