@@ -46,6 +46,23 @@ void check_options(const SpikeBicgstabOptions& options)
                                     ", expected >= 0 (0: off)");
 }
 
+void finish_without_iterations(SpikeBicgstabResult& result, double bnorm, double r0,
+                               std::vector<PhaseTime>&& phases)
+{
+    SolveResult& solve = result.solve;
+    if (result.factor_status.ok()) {
+        solve.status = SolveStatus::converged;
+        solve.residual_history = {0.0};
+    } else {
+        solve.status = SolveStatus::breakdown;
+        solve.detail = result.factor_status.message();
+        solve.residual_history = {bnorm > 0.0 ? r0 / bnorm : r0};
+        solve.true_residual = solve.residual_history[0];
+    }
+    result.total_seconds = result.factor_seconds;
+    result.phases = std::move(phases);
+}
+
 models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, double target)
 {
     namespace ms = models::spike;
@@ -212,18 +229,8 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
     residual(a, b, x, r);
     const double bnorm = inf_norm(b), r0 = inf_norm(r);
     if (!result.factor_status.ok() || bnorm == 0.0) {
-        if (result.factor_status.ok()) {  // b = 0: x = 0 solves it
-            std::fill(x.begin(), x.end(), 0.0);
-            solve.status = SolveStatus::converged;
-            solve.residual_history = {0.0};
-        } else {
-            solve.status = SolveStatus::breakdown;
-            solve.detail = result.factor_status.message();
-            solve.residual_history = {bnorm > 0.0 ? r0 / bnorm : r0};
-            solve.true_residual = solve.residual_history[0];
-        }
-        result.total_seconds = result.factor_seconds;
-        result.phases = std::move(phases);
+        if (result.factor_status.ok()) std::fill(x.begin(), x.end(), 0.0);  // b = 0: x = 0
+        detail::finish_without_iterations(result, bnorm, r0, std::move(phases));
         return result;
     }
 

@@ -259,16 +259,8 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b,
         if (result.factor_status.ok()) {  // b = 0: x = 0 solves it
             KBENCH_CUDA_CHECK(cudaMemsetAsync(x, 0, n * sizeof(double), stream));
             KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-            solve.status = SolveStatus::converged;
-            solve.residual_history = {0.0};
-        } else {
-            solve.status = SolveStatus::breakdown;
-            solve.detail = result.factor_status.message();
-            solve.residual_history = {bnorm > 0.0 ? r0 / bnorm : r0};
-            solve.true_residual = solve.residual_history[0];
         }
-        result.total_seconds = result.factor_seconds;
-        result.phases = std::move(phases);
+        detail::finish_without_iterations(result, bnorm, r0, std::move(phases));
         return result;
     }
 

@@ -121,6 +121,11 @@ bool stop_after(SolveResult& result, int iteration, double rel, int status,
                 const SpikeBicgstabOptions& options, double& best, int& best_iteration);
 /// The detailed run's phases in li2012 Fig. 6's order, all at zero.
 std::vector<PhaseTime> empty_phases();
+/// Completes a solve that runs no iteration: b = 0 (converged; the caller has set x = 0) or a
+/// zero pivot in the factorization (breakdown, detail naming it). bnorm = ||b||_inf, r0 =
+/// ||b - A x0||_inf. Shared by both twins.
+void finish_without_iterations(SpikeBicgstabResult& result, double bnorm, double r0,
+                               std::vector<PhaseTime>&& phases);
 }  // namespace detail
 
 }  // namespace kbench::solvers::spike
