@@ -93,3 +93,41 @@ else()
   message(STATUS "kbench: cuDSS not found: pip install nvidia-cudss-cu13 or -DCUDSS_ROOT=...; "
                  "the cuDSS baseline is skipped")
 endif()
+
+# Optional: the reorderings before distribution of the yamazaki2014 CA-GMRES study
+# (matrices/reorder.hpp). Without them the library still builds; the functions throw
+# std::runtime_error naming the package and their tests are skipped.
+# Boost.Graph (header-only here): reverse Cuthill-McKee (KBENCH_HAVE_BOOST_GRAPH).
+if(POLICY CMP0167)
+  cmake_policy(SET CMP0167 NEW)  # CMake >= 3.30: Boost's own BoostConfig.cmake, not FindBoost
+endif()
+find_package(Boost 1.70 QUIET)
+if(Boost_FOUND)
+  find_path(KBENCH_BOOST_GRAPH_INCLUDE_DIR boost/graph/cuthill_mckee_ordering.hpp
+            HINTS ${Boost_INCLUDE_DIRS})
+endif()
+if(Boost_FOUND AND KBENCH_BOOST_GRAPH_INCLUDE_DIR)
+  set(KBENCH_HAVE_BOOST_GRAPH ON)
+  add_library(kbench_boost_graph INTERFACE)
+  target_include_directories(kbench_boost_graph SYSTEM INTERFACE ${KBENCH_BOOST_GRAPH_INCLUDE_DIR})
+  message(STATUS "kbench: Boost.Graph ${Boost_VERSION} at ${KBENCH_BOOST_GRAPH_INCLUDE_DIR}: "
+                 "the RCM reordering is built")
+else()
+  set(KBENCH_HAVE_BOOST_GRAPH OFF)
+  message(STATUS "kbench: Boost.Graph not found: install the Debian package 'libboost-graph-dev'; "
+                 "the RCM reordering is skipped")
+endif()
+# METIS 5: k-way graph partitioning (KBENCH_HAVE_METIS).
+find_path(KBENCH_METIS_INCLUDE_DIR metis.h)
+find_library(KBENCH_METIS_LIBRARY metis)
+if(KBENCH_METIS_INCLUDE_DIR AND KBENCH_METIS_LIBRARY)
+  set(KBENCH_HAVE_METIS ON)
+  add_library(kbench_metis INTERFACE)
+  target_include_directories(kbench_metis SYSTEM INTERFACE ${KBENCH_METIS_INCLUDE_DIR})
+  target_link_libraries(kbench_metis INTERFACE ${KBENCH_METIS_LIBRARY})
+  message(STATUS "kbench: METIS ${KBENCH_METIS_LIBRARY}: the k-way partitioning is built")
+else()
+  set(KBENCH_HAVE_METIS OFF)
+  message(STATUS "kbench: METIS not found: install the Debian package 'libmetis-dev'; "
+                 "the k-way partitioning is skipped")
+endif()

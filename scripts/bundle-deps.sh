@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Downloads kbench's Debian packages as .deb files, on a machine with network access, for a GPU
 # host without one.
-# Usage: scripts/bundle-deps.sh [DIR]      (default DIR: .deps; the files are ~30 MB)
+# Usage: scripts/bundle-deps.sh [DIR]      (default DIR: .deps; the files are ~50 MB)
 # Then copy DIR to the GPU host and run scripts/install-bundle.sh DIR there.
 # Only the libraries kbench compiles against are bundled (headers, CMake configs and the shared
 # libraries they need); the build tools (cmake, ninja, g++, python3 with pandas and matplotlib) are
@@ -14,6 +14,13 @@ pkgs=(zlib1g-dev libfmt-dev libfmt9 nlohmann-json3-dev libeigen3-dev libcli11-de
       libbenchmark-dev libbenchmark1debian libgtest-dev
       # optional dgbsv baseline (li2012): LAPACKE and OpenBLAS with their dependencies, ~13 MB
       liblapacke-dev liblapacke libtmglib-dev libtmglib3 libopenblas-dev libopenblas0
-      libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0)
+      libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0
+      # optional CA-GMRES reorderings (yamazaki2014): METIS, and Boost.Graph with the packages
+      # `dpkg -i` needs for it (Boost headers, regex/serialization/test, ICU), ~34 MB
+      libmetis-dev libmetis5
+      libboost-graph-dev libboost-graph1.74-dev libboost-graph1.74.0 libboost1.74-dev
+      libboost-regex1.74-dev libboost-regex1.74.0 libboost-serialization1.74-dev
+      libboost-serialization1.74.0 libboost-test1.74-dev libboost-test1.74.0
+      libicu-dev libicu72 icu-devtools)
 apt-get download "${pkgs[@]}"
 ls -1 "$PWD"/*.deb
