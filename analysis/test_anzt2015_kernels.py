@@ -12,7 +12,7 @@ import os
 import unittest
 from typing import Any, Dict, List
 
-from testutil import PNG_SIGNATURE, RenderTestCase, header_cells, table_row
+from testutil import PNG_SIGNATURE, RenderTestCase, header_cells, section, table_row
 
 import render  # noqa: E402
 from studies import anzt2015_kernels as study  # noqa: E402
@@ -80,13 +80,6 @@ def synthetic_document() -> Dict[str, Any]:
                                   "refit": {"a": 2e-7, "b": 0.05, "c": 5.0}}}
     return {"context": {"date": "2025-01-01", "kbench_schema_version": 1, "kbench": kbench},
             "benchmarks": b}
-
-
-def section(markdown: str, heading: str) -> str:
-    """The text from the line `heading` to the next '### ' heading (or the end)."""
-    start = markdown.index(heading)
-    end = markdown.find("\n### ", start + len(heading))
-    return markdown[start:] if end < 0 else markdown[start:end]
 
 
 class KernelRenderTestCase(RenderTestCase):

@@ -19,7 +19,7 @@ import os
 import unittest
 from typing import Any, Dict
 
-from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, table_row
+from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, section, table_row
 
 import render  # noqa: E402
 from studies import li2012 as study  # noqa: E402
@@ -27,13 +27,6 @@ from studies import li2012 as study  # noqa: E402
 SYNTHETIC_LI2012 = os.path.join(HERE, "testdata", "synthetic_li2012.json")
 IDS = ["li2012/table1", "li2012/table3", "li2012/fig4", "li2012/fig5", "li2012/fig6",
        "li2012/mixed"]
-
-
-def section(markdown: str, heading: str) -> str:
-    """The text from the line `heading` to the next '### ' heading (or the end)."""
-    start = markdown.index(heading)
-    end = markdown.find("\n### ", start + len(heading))
-    return markdown[start:] if end < 0 else markdown[start:end]
 
 
 class Li2012TestCase(RenderTestCase):

@@ -14,7 +14,7 @@ import os
 import unittest
 from typing import Any, Dict
 
-from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, table_row
+from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, section, table_row
 
 import render  # noqa: E402
 from studies import yamazaki2014_tsqr as study  # noqa: E402
@@ -26,13 +26,6 @@ GPU_TABLE = "### ||I - Q^T Q||_2 on the GPU"
 def load(name: str) -> Dict[str, Any]:
     with open(os.path.join(TESTDATA, f"synthetic_yamazaki2014_{name}.json"), encoding="utf-8") as f:
         return json.load(f)
-
-
-def section(markdown: str, heading: str) -> str:
-    """The text from the line `heading` to the next '### ' heading (or the end)."""
-    start = markdown.index(heading)
-    end = markdown.find("\n### ", start + len(heading))
-    return markdown[start:] if end < 0 else markdown[start:end]
 
 
 class YamazakiTestCase(RenderTestCase):

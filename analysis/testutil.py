@@ -37,6 +37,13 @@ def header_cells(markdown: str, first: str = "Matrix") -> List[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def section(markdown: str, heading: str) -> str:
+    """The text from the line `heading` to the next '### ' heading (or the end)."""
+    start = markdown.index(heading)
+    end = markdown.find("\n### ", start + len(heading))
+    return markdown[start:] if end < 0 else markdown[start:end]
+
+
 def png_size(path: str) -> tuple:
     """(width, height) from a PNG's IHDR chunk."""
     with open(path, "rb") as f:

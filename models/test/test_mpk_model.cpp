@@ -7,6 +7,8 @@
 #include "matrices/generators.hpp"
 #include "matrices/row_partition.hpp"
 
+#include "kernels/test/expect_invalid.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,17 +64,6 @@ Case make_case(const Csr<double>& a, const std::vector<int>& part, int parts, in
     return c;
 }
 
-template <class F>
-std::string invalid_argument_message(F&& f)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no std::invalid_argument thrown";
-    return {};
-}
 
 // ---- the formulas on plain numbers -------------------------------------------------------------
 
@@ -220,19 +211,13 @@ TEST(MpkModel, DenseRowSurfaceIsConstantInS)
 
 TEST(MpkModel, BadInputNamesTheParameter)
 {
-    EXPECT_NE(invalid_argument_message([] { mpk_surface_to_volume(1, 0); }).find("own_nnz"),
-              std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { mpk_extra_flops({}); }).find("boundary_nnz"),
-              std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { mpk_extra_flops({1, -1}); }).find("boundary_nnz"),
-              std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { spmvs_flops(1, 0); }).find("s = 0"), std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { part_time({1, 1, 1}, {0, 1, 0}); }).find("flops_per_s"),
-              std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { part_time({1, 1, 1}, {1, 0, 0}); }).find("words_per_s"),
-              std::string::npos);
-    EXPECT_NE(invalid_argument_message([] { predicted_time({}, {1, 1, 0}); }).find("parts"),
-              std::string::npos);
+    test::expect_invalid([] { mpk_surface_to_volume(1, 0); }, {"own_nnz"});
+    test::expect_invalid([] { mpk_extra_flops({}); }, {"boundary_nnz"});
+    test::expect_invalid([] { mpk_extra_flops({1, -1}); }, {"boundary_nnz"});
+    test::expect_invalid([] { spmvs_flops(1, 0); }, {"s = 0"});
+    test::expect_invalid([] { part_time({1, 1, 1}, {0, 1, 0}); }, {"flops_per_s"});
+    test::expect_invalid([] { part_time({1, 1, 1}, {1, 0, 0}); }, {"words_per_s"});
+    test::expect_invalid([] { predicted_time({}, {1, 1, 0}); }, {"parts"});
 }
 
 }  // namespace
