@@ -81,7 +81,13 @@ Csr<T> band_to_csr(const BandMatrix<T>& a, bool drop_zeros)
     Csr<T> c;
     c.num_rows = a.n;
     c.num_cols = a.n;
+    c.row_ptr.reserve(static_cast<std::size_t>(a.n) + 1);
     c.row_ptr.assign(1, 0);
+    // every band position: n (2K + 1) less the K (K + 1) cut off at the two corners
+    const std::int64_t k = std::min<std::int64_t>(a.K, a.n);
+    const std::int64_t positions = std::int64_t{a.n} * (2 * k + 1) - k * (k + 1);
+    c.col_idx.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, positions)));
+    c.values.reserve(c.col_idx.capacity());
     for (index_type i = 0; i < a.n; ++i) {
         const index_type lo = std::max<index_type>(0, i - a.K);
         const index_type hi = std::min<index_type>(a.n - 1, i + a.K);

@@ -478,16 +478,8 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
     if (a.num_rows() != a.num_cols())
         throw std::invalid_argument("bicgstab: the matrix is " + std::to_string(a.num_rows()) +
                                     " x " + std::to_string(a.num_cols()) + ", expected square");
-    if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance))
-        throw std::invalid_argument("bicgstab: tolerance = " + std::to_string(options.tolerance) +
-                                    ", expected a finite value >= 0");
-    if (options.max_iterations < 0)
-        throw std::invalid_argument("bicgstab: max_iterations = " +
-                                    std::to_string(options.max_iterations) + ", expected >= 0");
-    if (options.stagnation_window < 0)
-        throw std::invalid_argument("bicgstab: stagnation_window = " +
-                                    std::to_string(options.stagnation_window) +
-                                    ", expected >= 0 (0: off)");
+    check_stopping_options("bicgstab", options.tolerance, options.max_iterations,
+                           options.stagnation_window);
     if (options.detailed && options.form == BicgstabForm::graph)
         throw std::invalid_argument(
             "bicgstab: detailed = true with the graph form: its kernels run inside one graph "

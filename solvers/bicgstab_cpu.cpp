@@ -39,12 +39,7 @@ SolveResult bicgstab_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T
         throw std::invalid_argument("bicgstab_cpu: b has " + std::to_string(b.size()) +
                                     " and x " + std::to_string(x.size()) + " entries, expected " +
                                     std::to_string(n));
-    if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance) ||
-        options.max_iterations < 0)
-        throw std::invalid_argument("bicgstab_cpu: tolerance = " +
-                                    std::to_string(options.tolerance) + ", max_iterations = " +
-                                    std::to_string(options.max_iterations) +
-                                    ", expected a finite tolerance >= 0 and max_iterations >= 0");
+    check_stopping_options("bicgstab_cpu", options.tolerance, options.max_iterations, 0);
     const auto view = eigen_view(a);
     const Eigen::Map<const Vector> bv(b.data(), static_cast<Eigen::Index>(n));
     Eigen::Map<Vector> xv(x.data(), static_cast<Eigen::Index>(n));

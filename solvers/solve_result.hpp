@@ -2,6 +2,8 @@
 // history and the true residual of the solution it returns. Shared by every solver in solvers/.
 #pragma once
 
+#include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,5 +47,23 @@ struct SolveResult {
     std::vector<PhaseTime> phases;
     double seconds_per_iteration() const { return iterations > 0 ? seconds / iterations : 0.0; }
 };
+
+/// Checks a solver's stopping options. Throws std::invalid_argument "<solver>: <field> = <value>,
+/// expected ..." for tolerance < 0 or not finite, max_iterations < 0 or stagnation_window < 0
+/// (0 turns the stagnation test off).
+inline void check_stopping_options(const char* solver, double tolerance, int max_iterations,
+                                   int stagnation_window)
+{
+    const std::string who{solver};
+    if (!(tolerance >= 0.0) || !std::isfinite(tolerance))
+        throw std::invalid_argument(who + ": tolerance = " + std::to_string(tolerance) +
+                                    ", expected a finite value >= 0");
+    if (max_iterations < 0)
+        throw std::invalid_argument(who + ": max_iterations = " + std::to_string(max_iterations) +
+                                    ", expected >= 0");
+    if (stagnation_window < 0)
+        throw std::invalid_argument(who + ": stagnation_window = " +
+                                    std::to_string(stagnation_window) + ", expected >= 0 (0: off)");
+}
 
 }  // namespace kbench::solvers

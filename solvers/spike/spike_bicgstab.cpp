@@ -33,17 +33,8 @@ namespace detail {
 
 void check_options(const SpikeBicgstabOptions& options)
 {
-    if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance))
-        throw std::invalid_argument("spike_bicgstab: tolerance = " +
-                                    std::to_string(options.tolerance) +
-                                    ", expected a finite value >= 0");
-    if (options.max_iterations < 0)
-        throw std::invalid_argument("spike_bicgstab: max_iterations = " +
-                                    std::to_string(options.max_iterations) + ", expected >= 0");
-    if (options.stagnation_window < 0)
-        throw std::invalid_argument("spike_bicgstab: stagnation_window = " +
-                                    std::to_string(options.stagnation_window) +
-                                    ", expected >= 0 (0: off)");
+    check_stopping_options("spike_bicgstab", options.tolerance, options.max_iterations,
+                           options.stagnation_window);
 }
 
 void finish_without_iterations(SpikeBicgstabResult& result, double bnorm, double r0,

@@ -220,6 +220,19 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b,
                                    const SpikeBicgstabOptions& options, cudaStream_t stream)
 {
     detail::check_options(options);
+    spmv::SpmvOperator<double> op(band_to_csr(a), spmv::Policy{"auto"}, spmv::machine_figures());
+    return spike_bicgstab(a, op, b, x, options, stream);
+}
+
+SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperator<double>& op,
+                                   const double* b, double* x,
+                                   const SpikeBicgstabOptions& options, cudaStream_t stream)
+{
+    detail::check_options(options);
+    if (op.num_rows() != a.n)
+        throw std::invalid_argument("spike_bicgstab: the SpMV operator has " +
+                                    std::to_string(op.num_rows()) + " rows, the band matrix n = " +
+                                    std::to_string(a.n) + "; expected the operator of A");
     NvtxRange range("spike_bicgstab");
     const std::int64_t n = a.n;
     const bool mixed = options.precision == SpikePrecision::mixed;
@@ -233,7 +246,6 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b,
     result.psize = detail::resolve_psize(a, options, sms, resident);
     result.partitions = make_partitioning(a.n, a.K, result.psize).count;
 
-    spmv::SpmvOperator<double> op(band_to_csr(a), spmv::Policy{"auto"}, spmv::machine_figures());
     cublas_handle blas;
     KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
     KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));

@@ -11,6 +11,7 @@
 // The scalar rules (breakdowns, half-step convergence) are those of kernels/bicgstab_kernels.hpp.
 #pragma once
 
+#include "kernels/spmv_operator.hpp"
 #include "matrices/banded.hpp"
 #include "solvers/solve_result.hpp"
 #include "solvers/spike/spike.hpp"
@@ -86,6 +87,14 @@ struct SpikeBicgstabResult {
 /// Breakdowns (zero pivot, rho = 0, r_hat . v = 0, omega = 0), non-finite values and
 /// stagnation are statuses. Source: li2012 Sec. 1.3-1.4, 2.4, Algorithm 1.
 SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, const double* b, double* x,
+                                   const SpikeBicgstabOptions& options, cudaStream_t stream);
+
+/// The same solve with the SpMV operator of A built by the caller (for repeated solves of one
+/// matrix: band_to_csr and the operator's format choice are host work of about a second per
+/// 1e6 rows at K = 32). op must hold A in CSR (op.num_rows() == a.n; throws
+/// std::invalid_argument naming both sizes otherwise).
+SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperator<double>& op,
+                                   const double* b, double* x,
                                    const SpikeBicgstabOptions& options, cudaStream_t stream);
 
 /// The same solve on the CPU, one thread: SpikeReference as preconditioner, band_multiply as

@@ -2,8 +2,12 @@
 // twin: K = 1 .. 128, remainder partitions (N = 8191, li2012 Fig. 3(b)), double and mixed
 // precision, corner-UL tips, automatic psize, zero pivots, a zero right-hand side and the
 // detailed phases. Label gpu.
+#include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/machine_probe.hpp"
+#include "kernels/spmv_operator.hpp"
+#include "kernels/test/expect_invalid.hpp"
 #include "kernels/test/gpu_test.hpp"
 #include "matrices/banded.hpp"
 #include "matrices/generators.hpp"
@@ -228,6 +232,41 @@ TEST(SpikeBicgstabGpu, BadPsizeIsRejected)
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string{e.what()}.find("psize = 10"), std::string::npos) << e.what();
     }
+}
+
+TEST(SpikeBicgstabGpu, PrebuiltOperatorGivesTheSameSolve)
+{
+    KBENCH_REQUIRE_GPU();
+    const index_type n = 6000, k = 12;
+    const BandMatrix<double> a = band_from_csr(banded(n, k, 1.0, 41), k);
+    const std::vector<double> b = random_rhs(n);
+    SpikeBicgstabOptions opts;
+    opts.psize = 500;
+    spmv::SpmvOperator<double> op(band_to_csr(a), spmv::Policy{"auto"}, spmv::machine_figures());
+    cuda_stream stream;
+    device_buffer<double> db(b), dx(n);
+    // Two solves on one operator: it carries no state from one solve to the next.
+    for (int run = 0; run < 2; ++run) {
+        KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, n * sizeof(double), stream));
+        const SpikeBicgstabResult r = spike_bicgstab(a, op, db.data(), dx.data(), opts, stream);
+        const Solved own = solve_gpu(a, b, opts);
+        EXPECT_EQ(r.solve.status, own.result.solve.status) << r.solve.detail;
+        EXPECT_EQ(r.solve.iterations, own.result.solve.iterations);
+        EXPECT_LT(max_rel_diff(dx.to_host(), own.x), 1e-12);
+    }
+}
+
+TEST(SpikeBicgstabGpu, OperatorOfAnotherSizeIsRejected)
+{
+    KBENCH_REQUIRE_GPU();
+    const BandMatrix<double> a = band_from_csr(banded(1000, 8, 1.0, 31), 8);
+    const BandMatrix<double> other = band_from_csr(banded(900, 8, 1.0, 31), 8);
+    spmv::SpmvOperator<double> op(band_to_csr(other), spmv::Policy{"auto"},
+                                  spmv::machine_figures());
+    device_buffer<double> b(std::vector<double>(1000, 1.0)), x(1000);
+    cuda_stream stream;
+    test::expect_invalid([&] { spike_bicgstab(a, op, b.data(), x.data(), {}, stream); },
+                         {"900 rows", "n = 1000"});
 }
 
 }  // namespace
