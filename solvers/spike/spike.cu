@@ -19,7 +19,7 @@ namespace {
 
 constexpr int max_threads = 256;
 constexpr int reduce_threads = 256;  // power of two (tree reduction in reduced_factor_kernel)
-constexpr std::size_t shared_window_bytes = 48 * 1024;
+constexpr std::size_t default_shared_bytes = 48 * 1024;  // dynamic shared memory without opt-in
 
 template <typename T>
 struct Eps;
@@ -44,6 +44,22 @@ template <typename T>
 __device__ bool bad_pivot(T u, T scale)
 {
     return !isfinite(u) || fabs(u) <= Eps<T>::value * scale;
+}
+
+/// Whether `kernel` can run with `bytes` of dynamic shared memory on the current device: up to
+/// the device's opt-in limit per block (227 KB on Hopper, 99 KB on sm_86/89); above 48 KB the
+/// kernel's limit is raised to `bytes` first. Throws kbench::cuda_error on CUDA failures.
+bool fits_in_shared(const void* kernel, std::size_t bytes)
+{
+    if (bytes <= default_shared_bytes) return true;
+    int device = 0, optin = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    KBENCH_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (bytes > static_cast<std::size_t>(optin)) return false;
+    KBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
+    return true;
 }
 
 int threads_for(long long work)
@@ -541,7 +557,7 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     const std::size_t window = (K + 1) * ld * sizeof(T);
     const int lu_threads = threads_for(static_cast<long long>(K * K > ld ? K * K : ld));
     const bool corner = tips == SpikeTips::corner_ul;
-    if (window <= shared_window_bytes)
+    if (fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>), window))
         band_lu_kernel<T, true><<<2 * p, lu_threads, window, stream>>>(
             fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
     else
@@ -560,7 +576,7 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
 
     clock.begin("spikes");
     const std::size_t tips_smem = 2 * K * K * sizeof(T);
-    if (tips_smem <= shared_window_bytes)
+    if (fits_in_shared(reinterpret_cast<const void*>(&tips_kernel<T, true>), tips_smem))
         tips_kernel<T, true><<<2 * (p - 1), threads_for(K), tips_smem, stream>>>(
             fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
     else
@@ -592,7 +608,7 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
     const std::size_t KK = static_cast<std::size_t>(K) * K;
     const std::size_t window = (K + 1) * ld * sizeof(T);
     const int lu_threads = threads_for(static_cast<long long>(KK > ld ? KK : ld));
-    const int lu = window <= shared_window_bytes
+    const int lu = fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>), window)
                        ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
                                          lu_threads, window)
                        : resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, false>),
