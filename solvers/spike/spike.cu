@@ -160,6 +160,17 @@ __global__ void __launch_bounds__(max_threads)
     }
 }
 
+/// The LU/UL kernel's window in shared memory: it fits (fits_in_shared) and every one of its
+/// ld = 2K + 1 rows has a thread to move it in and out (band_lu_kernel, blockDim >= ld).
+template <typename T>
+bool lu_window_in_shared(int K, int lu_threads)
+{
+    const std::size_t ld = 2 * static_cast<std::size_t>(K) + 1;
+    return ld <= static_cast<std::size_t>(lu_threads) &&
+           fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
+                          (K + 1) * ld * sizeof(T));
+}
+
 /// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), from the
 /// bottom-right K x K corners of the factors of the n x n block at `a`.
 template <typename T>
@@ -557,7 +568,7 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     const std::size_t window = (K + 1) * ld * sizeof(T);
     const int lu_threads = threads_for(static_cast<long long>(K * K > ld ? K * K : ld));
     const bool corner = tips == SpikeTips::corner_ul;
-    if (fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>), window))
+    if (lu_window_in_shared<T>(K, lu_threads))
         band_lu_kernel<T, true><<<2 * p, lu_threads, window, stream>>>(
             fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
     else
@@ -608,7 +619,7 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
     const std::size_t KK = static_cast<std::size_t>(K) * K;
     const std::size_t window = (K + 1) * ld * sizeof(T);
     const int lu_threads = threads_for(static_cast<long long>(KK > ld ? KK : ld));
-    const int lu = fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>), window)
+    const int lu = lu_window_in_shared<T>(static_cast<int>(K), lu_threads)
                        ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
                                          lu_threads, window)
                        : resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, false>),

@@ -127,7 +127,7 @@ private:
 /// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
 /// factorizations and substitutions (li2012 Sec. 2.2, window-sliding; the window lives in shared
 /// memory when (K+1)(2K+1) values fit in the device's per-block opt-in limit, 227 KB on Hopper:
-/// K <= 119 in double, 169 in float; else in global memory), one per interface for the reduced
+/// K <= 119 in double, 127 in float; else in global memory), one per interface for the reduced
 /// blocks. Owns its device memory (about 2 n (2K+1) + 6 p K^2 values); move-only.
 /// All work is on the caller's stream.
 template <typename T>

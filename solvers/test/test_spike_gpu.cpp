@@ -24,8 +24,8 @@ struct Case {
 };
 
 // Every K of the brief; each N leaves a remainder to the last partition except 4096. K = 64
-// and 96 (double) and 128 (float) take the shared-memory LU and tips beyond the default 48 KB
-// (opt-in), K = 128 (double) and 256 the global-memory ones.
+// and 96 take the shared-memory LU and tips beyond the default 48 KB (opt-in); K = 128 the
+// global-memory LU (2K + 1 > 256 threads) with shared-memory tips in float; K = 256 global.
 const Case cases[] = {{4096, 1, 64},    {1000, 1, 64},    {2345, 8, 100},
                       {2048, 32, 256},  {8191, 32, 2048}, {3001, 64, 400},
                       {2000, 96, 400},  {1100, 128, 256}, {2148, 256, 512}};
