@@ -131,3 +131,38 @@ else()
   message(STATUS "kbench: METIS not found: install the Debian package 'libmetis-dev'; "
                  "the k-way partitioning is skipped")
 endif()
+
+# Optional: the distributed layer of multi-GPU GMRES / CA-GMRES (solvers/distributed/; one MPI
+# rank per GPU, yamazaki2014 Sec. IV, zianekhodja2014 Sec. 4). Without MPI it is left out with
+# its tests (KBENCH_HAVE_MPI); without NCCL only its host-staged transport is built
+# (KBENCH_HAVE_NCCL). MPI: Debian libopenmpi-dev (OpenMPI, with mpirun from openmpi-bin), only
+# its C API is used.
+set(MPI_CXX_SKIP_MPICXX ON CACHE BOOL "Skip the MPI C++ bindings (kbench uses the C API)")
+set(MPI_DETERMINE_LIBRARY_VERSION ON)  # MPI_CXX_LIBRARY_VERSION_STRING: which MPI (OpenMPI?)
+find_package(MPI COMPONENTS CXX QUIET)
+if(MPI_CXX_FOUND)
+  set(KBENCH_HAVE_MPI ON)
+  string(REGEX MATCH "^[^,\n]*" _kbench_mpi_name "${MPI_CXX_LIBRARY_VERSION_STRING}")
+  if(MPIEXEC_EXECUTABLE)
+    message(STATUS "kbench: MPI ${MPI_CXX_VERSION} (${_kbench_mpi_name}, launcher "
+                   "${MPIEXEC_EXECUTABLE}): the distributed layer is built")
+  else()
+    message(STATUS "kbench: MPI ${MPI_CXX_VERSION} without a launcher (mpiexec/mpirun, Debian "
+                   "'openmpi-bin'): the distributed layer is built, its tests run on 1 rank")
+  endif()
+  # NCCL: the device-direct transport (cmake/FindNCCL.cmake).
+  find_package(NCCL QUIET)
+  if(NCCL_FOUND)
+    set(KBENCH_HAVE_NCCL ON)
+    message(STATUS "kbench: NCCL ${NCCL_VERSION} at ${NCCL_LIBRARY}: the NCCL transport is built")
+  else()
+    set(KBENCH_HAVE_NCCL OFF)
+    message(STATUS "kbench: NCCL not found: pip install nvidia-nccl-cu13 or -DNCCL_ROOT=...; the "
+                   "distributed layer has only its host-staged (MPI) transport")
+  endif()
+else()
+  set(KBENCH_HAVE_MPI OFF)
+  set(KBENCH_HAVE_NCCL OFF)
+  message(STATUS "kbench: MPI not found: install the Debian package 'libopenmpi-dev'; the "
+                 "distributed layer (solvers/distributed) and its tests are skipped")
+endif()

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 namespace kbench::harness {
@@ -12,22 +13,22 @@ namespace kbench::harness {
 namespace {
 /// A tree copied without its .git, or with a stale one (e.g. onto an offline GPU host), names
 /// its commit through KBENCH_GIT_SHA and KBENCH_GIT_DIRTY (0 or 1); when set, they win.
-GitInfo git_info_from_environment()
+std::optional<GitInfo> git_info_from_environment()
 {
+    const char* sha = std::getenv("KBENCH_GIT_SHA");
+    if (sha == nullptr || *sha == '\0') return std::nullopt;
     GitInfo info;
-    if (const char* sha = std::getenv("KBENCH_GIT_SHA"); sha != nullptr && *sha != '\0') {
-        info.sha = sha;
-        const char* dirty = std::getenv("KBENCH_GIT_DIRTY");
-        info.dirty = dirty == nullptr || std::string_view{dirty} != "0";
-    }
+    info.sha = sha;
+    const char* dirty = std::getenv("KBENCH_GIT_DIRTY");
+    info.dirty = dirty == nullptr || std::string_view{dirty} != "0";
     return info;
 }
 }  // namespace
 
 GitInfo git_info(const std::string& source_dir)
 {
-    GitInfo info = git_info_from_environment();
-    if (!info.sha.empty()) return info;
+    if (const std::optional<GitInfo> env = git_info_from_environment()) return *env;
+    GitInfo info;  // sha "unknown" unless the checkout names one
     try {
         auto head = run_process({"git", "-C", source_dir, "rev-parse", "HEAD"}, true, true);
         std::string sha = head.out;

@@ -160,14 +160,31 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
     return 0;
 }
 
+/// Writes `doc`, the results of `r`, to dir/results.json and says so; for a reproduction that
+/// needs no GPU a stored file holding the same results is kept (keep_or_write_results).
+void store(const Reproduction& r, const nlohmann::json& doc, const std::string& dir)
+{
+    const std::string file = (fs::path(dir) / "results.json").string();
+    if (r.needs.gpus > 0) {
+        write_json_file(doc, file);
+    } else if (keep_or_write_results(doc, file) == StoreOutcome::kept) {
+        fmt::print(stderr, "kbench: kept {}: the new run differs only in its run context\n", file);
+        return;
+    }
+    fmt::print(stderr, "kbench: wrote {}\n", file);
+}
+
 /// Runs `ids` (in that order) on this machine, writes and renders each results document.
 int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
                 const MachineFacts& facts)
 {
     const bool gpu = facts.gpu_unavailable.empty();
-    const std::string machine_name = gpu ? query_device().name : no_gpu_machine_name;
-    std::optional<MachineProfile> machine;
-    if (gpu) machine = measure_machine(&std::cerr);
+    const bool any_gpu_id = std::any_of(ids.begin(), ids.end(), [](const std::string& id) {
+        return find_reproduction(id).needs.gpus > 0;
+    });
+    const std::string gpu_name = gpu ? query_device().name : "";
+    std::optional<MachineProfile> machine;  // measured only for ids that use the GPU
+    if (gpu && any_gpu_id) machine = measure_machine(&std::cerr);
     std::map<std::string, nlohmann::json> done;  // results of the ids run so far
     int status = 0;
     for (const auto& id : ids) {
@@ -177,14 +194,14 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
         run.source = options.source;
         if (run.source.set.empty()) run.source.set = r.default_set;
         run.options = options.run;
-        run.machine = machine ? &*machine : nullptr;
+        run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
         const auto from = done.find(r.derive_from);
         if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
         const nlohmann::json doc = r.run(run);
-        const std::string dir = results_dir(options.results_root, machine_name, id);
+        const std::string dir =
+            results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name, id);
+        store(r, doc, dir);
         const std::string file = (fs::path(dir) / "results.json").string();
-        write_json_file(doc, file);
-        fmt::print(stderr, "kbench: wrote {}\n", file);
         const int rc = render_results(file, id, dir);
         if (rc != 0) {
             fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n", rc, file);

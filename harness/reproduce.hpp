@@ -1,6 +1,9 @@
 // `kbench reproduce <id>|all`: run registered reproductions (study.hpp) and render their tables
 // and figures; an id whose needs this machine does not meet (no GPU, too few GPUs, no ncu, no
-// MPI) is not run: its results stored in the results tree are re-rendered instead.
+// MPI) is not run: its results stored in the results tree are re-rendered instead. Results go
+// to results/<gpu>/<study>/<item>/, those of the ids that need no GPU (models, counts: the same
+// on every machine) to results/model/<study>/<item>/, where a stored file that differs from a
+// new run only in its run context (results_json.hpp) is kept as it is.
 #pragma once
 
 #include "harness/study.hpp"
@@ -27,15 +30,17 @@ std::string python_interpreter();
 int render_results(const std::string& results_json, const std::string& id,
                    const std::string& out_dir);
 
-/// Stored results files results_root/*/<study>/<item>/results.json of an id, sorted.
+/// Stored results files results_root/*/<study>/<item>/results.json of an id (the GPU folders
+/// and model_results_name), sorted.
 std::vector<std::string> stored_results(const std::string& results_root, const std::string& id);
 
-/// The <gpu> folder names of stored_results(results_root, id), sorted (e.g. {"NVIDIA_H200"}).
+/// The <gpu> folder names of stored_results(results_root, id), sorted (e.g. {"NVIDIA_H200"};
+/// {"model"} for an id that needs no GPU).
 std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id);
 
-/// Name under which results are stored when no GPU is present (a study with needs.gpus == 0
-/// run on such a machine writes results_root/cpu/<study>/<item>/).
-inline const char* const no_gpu_machine_name = "cpu";
+/// Folder under results_root of the results of reproductions with needs.gpus == 0, whichever
+/// machine ran them: results_root/model/<study>/<item>/.
+inline const char* const model_results_name = "model";
 
 /// This machine's facts for StudyNeeds: GPU availability and count (cudaGetDeviceCount), `ncu`
 /// on PATH, MPI (never yet). Never throws.

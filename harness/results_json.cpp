@@ -2,11 +2,16 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace kbench {
 
@@ -131,6 +136,53 @@ void fix_aggregate_rates(nlohmann::json& doc, const MachineProfile& machine)
     }
 }
 
+bool is_run_context(const nlohmann::json::json_pointer& where)
+{
+    std::vector<std::string> path;  // reference tokens, outermost first
+    for (auto p = where; !p.empty(); p = p.parent_pointer()) path.insert(path.begin(), p.back());
+    auto is = [&](std::size_t i, std::initializer_list<const char*> keys) {
+        return path.size() > i && std::find(keys.begin(), keys.end(), path[i]) != keys.end();
+    };
+    if (!is(0, {"context"}) || path.size() < 2) return false;
+    if (!is(1, {"kbench", "kbench_schema_version"})) return true;  // Google Benchmark's context
+    if (!is(1, {"kbench"})) return false;
+    if (is(2, {"argv", "git", "gpu", "machine", "run_seconds"})) return true;
+    return is(2, {"matrix_set"}) && is(3, {"manifest", "matrix_dir"});
+}
+
+namespace {
+
+/// Erases the run-context members of the object `obj` found at `where`, descending into the
+/// objects that hold some (/context, /context/kbench, /context/kbench/matrix_set).
+void erase_run_context(nlohmann::json& obj, const nlohmann::json::json_pointer& where)
+{
+    static const std::set<std::string> holders = {"/context", "/context/kbench",
+                                                  "/context/kbench/matrix_set"};
+    for (auto it = obj.begin(); it != obj.end();) {
+        const nlohmann::json::json_pointer member = where / it.key();
+        if (is_run_context(member)) {
+            it = obj.erase(it);
+            continue;
+        }
+        if (it->is_object() && holders.count(member.to_string()) > 0)
+            erase_run_context(*it, member);
+        ++it;
+    }
+}
+
+}  // namespace
+
+nlohmann::json without_run_context(nlohmann::json doc)
+{
+    if (doc.is_object()) erase_run_context(doc, nlohmann::json::json_pointer());
+    return doc;
+}
+
+bool same_results_but_for_context(const nlohmann::json& a, const nlohmann::json& b)
+{
+    return without_run_context(a) == without_run_context(b);
+}
+
 void write_json_file(const nlohmann::json& doc, const std::string& path)
 {
     const std::filesystem::path p(path);
@@ -139,6 +191,19 @@ void write_json_file(const nlohmann::json& doc, const std::string& path)
     std::ofstream out(p);
     out << doc.dump(2) << '\n';
     if (!out) throw std::runtime_error("cannot write results file '" + path + "'");
+}
+
+StoreOutcome keep_or_write_results(const nlohmann::json& doc, const std::string& path)
+{
+    std::ifstream in(path);
+    if (in) {
+        const nlohmann::json stored =
+            nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+        if (!stored.is_discarded() && same_results_but_for_context(stored, doc))
+            return StoreOutcome::kept;
+    }
+    write_json_file(doc, path);
+    return StoreOutcome::written;
 }
 
 }  // namespace kbench::harness

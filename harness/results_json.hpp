@@ -54,8 +54,36 @@ double real_time_seconds(const nlohmann::json& benchmark);
 /// Entries without bytes counters (errors) are left alone.
 void fix_aggregate_rates(nlohmann::json& doc, const MachineProfile& machine);
 
+/// Whether the member of a results document at `where` (or one it lies in) describes the run
+/// rather than its results: every member of "/context" but "kbench" and "kbench_schema_version"
+/// (Google Benchmark's date, host, executable, CPUs, caches, load, library build, ...), and of
+/// "/context/kbench": "argv", "git" (sha, dirty), "gpu", "machine" (the profile measured at
+/// the start), "run_seconds" (a study's own timing of its run), "matrix_set/manifest" and
+/// "matrix_set/matrix_dir" (paths on the machine that ran). Everything else (id, schema
+/// versions, matrices, the study's parameters, the benchmarks) is the results.
+bool is_run_context(const nlohmann::json::json_pointer& where);
+
+/// `doc` without the members where is_run_context holds (members that are absent are fine).
+nlohmann::json without_run_context(nlohmann::json doc);
+
+/// True when `a` and `b` hold the same results and differ at most in their run context
+/// (without_run_context(a) == without_run_context(b); numbers compare by value, so the stored
+/// file, read back, equals the document it was written from).
+bool same_results_but_for_context(const nlohmann::json& a, const nlohmann::json& b);
+
 /// Writes `doc` pretty-printed (indent 2) to `path`, creating parent directories. Throws
 /// std::runtime_error naming the path when it cannot be written.
 void write_json_file(const nlohmann::json& doc, const std::string& path);
+
+/// What keep_or_write_results did.
+enum class StoreOutcome { written, kept };
+
+/// Writes `doc` to `path` as write_json_file does, unless `path` already holds a results
+/// document with the same results (same_results_but_for_context): then the stored file is kept
+/// byte-for-byte (its run context stays that of the run that wrote it). A missing or unreadable
+/// stored file, or one that is not JSON, is overwritten. For machine-independent results (the
+/// reproductions that need no GPU), so that re-running them leaves a checkout clean unless
+/// the results changed. Throws as write_json_file.
+StoreOutcome keep_or_write_results(const nlohmann::json& doc, const std::string& path);
 
 }  // namespace kbench::harness

@@ -11,7 +11,8 @@
 // A(i^(d,s+1), :); delta^(d,k:s) = i^(d,k) \ i^(d,s+1) holds the ghost rows within s-k+1 edges.
 // The functions are pure over numbers; kbench::mpk_part_counts (matrices/row_partition.hpp)
 // computes them from A and the index sets. boundary_nnz[k-1] = nnz(A(delta^(d,k:s), :)) for
-// k = 1..s (so boundary_nnz.size() == s and it is non-increasing).
+// k = 1..s (so boundary_nnz.size() == s and it is non-increasing); the list of s_max steps holds
+// those of every s <= s_max (mpk_boundary_for_steps).
 // Units: flops, words (vector entries of the solver's precision), seconds; rates in flops/s and
 // words/s. Bad input throws std::invalid_argument naming the function, the parameter, its value
 // and what was expected.
@@ -82,6 +83,25 @@ inline double mpk_extra_flops_needed(const std::vector<double>& boundary_nnz)
     double sum = 0.0;
     for (std::size_t k = 1; k < boundary_nnz.size(); ++k) sum += boundary_nnz[k];  // k = 2..s
     return 2.0 * sum;
+}
+
+/// boundary_nnz (or |delta^(d,k:s)|, boundary_rows) of an MPK of s steps, from the same list
+/// of an MPK of s_max = boundary_smax.size() >= s steps on the same partition (kbench; lets one
+/// set of index sets serve every s of Figs. 6 and 7). delta^(d,k:s) holds the rows within
+/// s-k+1 edges of part d's own rows (matrices/row_partition.hpp), so it depends on k and s only
+/// through s-k+1: delta^(d,k:s) = delta^(d,k+s_max-s : s_max), i.e. the result is the last s
+/// entries of boundary_smax. Throws std::invalid_argument for an empty or negative list
+/// ("boundary_smax") or s outside [1, s_max] ("s").
+inline std::vector<double> mpk_boundary_for_steps(const std::vector<double>& boundary_smax, int s)
+{
+    const char* f = "mpk_boundary_for_steps";
+    if (boundary_smax.empty())
+        detail::mpk_fail(f, "boundary_smax is empty, expected s_max >= 1 entries");
+    for (const double x : boundary_smax) detail::mpk_check_count(f, "boundary_smax[k]", x);
+    if (s < 1 || static_cast<std::size_t>(s) > boundary_smax.size())
+        detail::mpk_fail(f, "s = " + std::to_string(s) + ", expected in [1, s_max = " +
+                                std::to_string(boundary_smax.size()) + "]");
+    return std::vector<double>(boundary_smax.end() - s, boundary_smax.end());
 }
 
 /// Flops of one MPK call of s = boundary_nnz.size() steps on part d (Fig. 4):

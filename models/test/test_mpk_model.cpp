@@ -181,6 +181,30 @@ TEST(MpkModel, Laplacian2dQuadrantsMpkReceivesMoreInFewerMessages)
     EXPECT_GT(part_time(mpk, {1e12, 1e3, 0.0}), part_time(spmv, {1e12, 1e3, 0.0}));
 }
 
+// ---- fewer steps from the index sets of more -------------------------------------------------
+
+TEST(MpkModel, BoundaryForFewerStepsIsTheTail)
+{
+    // Tridiagonal n = 12, part 0 = rows 0..5 (see TridiagonalTwoPartsOfSix): for s = 3 the ghost
+    // rows at distance 1, 2, 3 are 6, 7, 8 (3 nnz each): boundary_nnz = {9, 6, 3}. For s = 2 by
+    // hand: delta^(0,1:2) = {6,7}, delta^(0,2:2) = {6}: {6, 3}; for s = 1: {6}: {3}.
+    const std::vector<double> b3{9, 6, 3};
+    EXPECT_EQ(mpk_boundary_for_steps(b3, 3), b3);
+    EXPECT_EQ(mpk_boundary_for_steps(b3, 2), (std::vector<double>{6, 3}));
+    EXPECT_EQ(mpk_boundary_for_steps(b3, 1), (std::vector<double>{3}));
+    // ... which is what the index sets of s = 2 and s = 1 give directly.
+    for (const int s : {1, 2}) {
+        const auto direct = make_case(tridiagonal(12), blocks(12, 6), 2, s);
+        EXPECT_EQ(mpk_boundary_for_steps(b3, s), direct.counts[0].boundary_nnz) << "s = " << s;
+    }
+    // W^(0,2) = 2 (6 + 3) = 18 from the tail.
+    EXPECT_DOUBLE_EQ(mpk_extra_flops(mpk_boundary_for_steps(b3, 2)), 18.0);
+    test::expect_invalid([&] { mpk_boundary_for_steps(b3, 0); }, {"s = 0"});
+    test::expect_invalid([&] { mpk_boundary_for_steps(b3, 4); }, {"s = 4", "s_max = 3"});
+    test::expect_invalid([] { mpk_boundary_for_steps({}, 1); }, {"boundary_smax"});
+    test::expect_invalid([] { mpk_boundary_for_steps({1, -2}, 1); }, {"boundary_smax"});
+}
+
 // ---- a dense row -------------------------------------------------------------------------------
 
 TEST(MpkModel, DenseRowSurfaceIsConstantInS)

@@ -1,0 +1,276 @@
+"""yamazaki2014 CA-GMRES study on one GPU (yamazaki2014 Sec. VI, Figs. 12-15).
+
+  yamazaki2014/fig12  the test matrices (stand-ins): n, nnz/n, the two largest Ritz values of the
+                      first cycle and kappa of the last Gram matrix of the first CA-GMRES restart.
+  yamazaki2014/fig13  TSQR errors ||I - Q^T Q||_2 and ||V - QR||_F / ||V||_F (mean, min, max over
+                      the blocks) inside CA-GMRES(20, 30) and (30, 30), per TSQR.
+  yamazaki2014/fig14  per matrix and method: restarts, time per restart split into Orth, TSQR and
+                      SpMV/MPK, total per restart, speedup over GMRES(m) CGS2.
+  yamazaki2014/fig15  time per restart normalized to GMRES(m) CGS2, per matrix.
+
+fig12 and fig15 are rendered from fig14's entries (same runs). The schemas are in
+harness/bench_ca_gmres.hpp. Missing values render as "n/a".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional
+
+import kbench_results
+from report import (NA, fmt, fmt_int, gpu_title, header_block, markdown_table, missing,
+                    new_figure, write_outputs)
+
+TSQR_LABELS = {"mgs": "MGS", "cgs": "CGS", "cgs2": "CGS2", "cholqr": "CholQR",
+               "cholqr2": "CholQR2", "svqr": "SVQR", "caqr": "CAQR",
+               "shifted_cholqr3": "shifted CholQR3"}
+# yamazaki2014 Fig. 14 on one M2090: best CA-GMRES speedup over GMRES per restart.
+PAPER_SPEEDUP_1GPU = {"cant": 1.40, "G3_circuit": 2.03, "dielFilterV2real": 1.61}
+TARGET_SPEEDUP = 1.5  # issue 10: CA-GMRES >= 1.5x GMRES per restart with the best TSQR
+
+
+def entries(res: kbench_results.Results, figure: str) -> List[Dict[str, Any]]:
+    return [e for e in res.entries if e.get("figure") == figure]
+
+
+def num(e: Optional[Dict[str, Any]], key: str) -> float:
+    v = None if e is None else e.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+def ms(e: Dict[str, Any], key: str) -> str:
+    return fmt(num(e, key) * 1e3)
+
+
+def matrices(rows: List[Dict[str, Any]]) -> List[str]:
+    seen: List[str] = []
+    for e in rows:
+        if e.get("matrix") not in seen:
+            seen.append(e.get("matrix"))
+    return seen
+
+
+def status_note(e: Dict[str, Any]) -> str:
+    s = e.get("status", "")
+    return "" if s == "converged" else f" ({s})"
+
+
+def best_ca(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[str, Any]]:
+    """The CA-GMRES entry of s > 1 with the shortest time per restart."""
+    ca = [e for e in rows if e.get("matrix") == matrix and e.get("method") == "ca_gmres"
+          and num(e, "s") > 1 and not math.isnan(num(e, "per_restart_seconds"))]
+    return min(ca, key=lambda e: num(e, "per_restart_seconds")) if ca else None
+
+
+def notes_block(res: kbench_results.Results) -> str:
+    ctx = res.context.get("kbench", {}).get("yamazaki2014_ca_gmres", {})
+    return "".join(f"- {n}\n" for n in ctx.get("notes", []))
+
+
+def fig14_table(rows: List[Dict[str, Any]], matrix: str) -> str:
+    headers = ["method", "restarts", "Orth/restart (ms)", "TSQR/restart (ms)",
+               "SpMV/restart (ms)", "total/restart (ms)", "speedup", "TSQR fallbacks"]
+    body = []
+    for e in (r for r in rows if r.get("matrix") == matrix):
+        body.append([e.get("label", NA) + status_note(e), fmt_int(e.get("restarts")),
+                     ms(e, "orth_seconds"), ms(e, "tsqr_seconds"), ms(e, "spmv_seconds"),
+                     ms(e, "per_restart_seconds"), fmt(num(e, "speedup")),
+                     fmt_int(e.get("tsqr_fallbacks"))])
+    return markdown_table(headers, body)
+
+
+def render_fig14(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "fig14")
+    text = header_block(res.context, f"yamazaki2014 Fig. 14: CA-GMRES vs GMRES on "
+                                     f"{gpu_title(res.context)} (1 GPU)")
+    text += notes_block(res)
+    if not rows:
+        text += f"\n{NA}: the results hold no fig14 entries.\n"
+    for m in matrices(rows):
+        first = next(e for e in rows if e.get("matrix") == m)
+        text += (f"\n### {m} (stands for {first.get('paper_matrix') or NA}; n = "
+                 f"{fmt_int(first.get('n'))}, m = {fmt_int(first.get('restart'))})\n\n")
+        text += fig14_table(rows, m)
+    text += "\n### Best CA-GMRES per matrix\n\n"
+    for m in matrices(rows):
+        b = best_ca(rows, m)
+        if b is None:
+            text += f"- {m}: {NA}\n"
+            continue
+        paper = PAPER_SPEEDUP_1GPU.get(b.get("paper_matrix") or "", math.nan)
+        sp = num(b, "speedup")
+        verdict = "met" if sp >= TARGET_SPEEDUP else "not met"
+        text += (f"- {m}: {b.get('label')} at {ms(b, 'per_restart_seconds')} ms per restart, "
+                 f"speedup {fmt(sp)} over GMRES CGS2 (yamazaki2014, 1 GPU: {fmt(paper)}); "
+                 f"target >= {TARGET_SPEEDUP}: {verdict}\n")
+
+    def make_figure():
+        ms_list = matrices(rows)
+        fig, axes = new_figure(1, max(1, len(ms_list)), figsize=(6 * max(1, len(ms_list)), 5),
+                               squeeze=False)
+        for ax, m in zip(axes[0], ms_list or [None]):
+            if m is None:
+                ax.set_title("no entries")
+                continue
+            mine = [e for e in rows if e.get("matrix") == m]
+            labels = [e.get("label", "") for e in mine]
+            bottom = [0.0] * len(mine)
+            for key, color in (("spmv_seconds", "C0"), ("orth_seconds", "C1")):
+                vals = [num(e, key) * 1e3 if not math.isnan(num(e, key)) else 0.0 for e in mine]
+                ax.barh(range(len(mine)), vals, left=bottom, color=color,
+                        label="SpMV/MPK" if key == "spmv_seconds" else "Orth (BOrth + TSQR)")
+                bottom = [b + v for b, v in zip(bottom, vals)]
+            totals = [num(e, "per_restart_seconds") * 1e3 for e in mine]
+            ax.scatter([t if not math.isnan(t) else 0.0 for t in totals], range(len(mine)),
+                       color="k", marker="|", s=200, label="total per restart")
+            ax.set_yticks(range(len(mine)))
+            ax.set_yticklabels(labels, fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xlabel("ms per restart")
+            ax.set_title(m)
+            ax.legend(fontsize=7)
+        fig.suptitle(f"CA-GMRES vs GMRES per restart (yamazaki2014 Fig. 14) - "
+                     f"{gpu_title(res.context)}")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "fig14")
+    text = header_block(res.context, f"yamazaki2014 Fig. 12: test matrices on "
+                                     f"{gpu_title(res.context)}")
+    text += ("\nkappa(B): condition number of the last Gram matrix of the first CA-GMRES restart "
+             "(s as in Fig. 14, monomial basis on the balanced matrix, CholQR2; Newton: the "
+             "kbench row). Ritz values: the two largest in modulus of the first GMRES cycle "
+             "(Newton runs).\n\n")
+    body = []
+    for m in matrices(rows):
+        mine = [e for e in rows if e.get("matrix") == m]
+        first = mine[0]
+        mono = next((e for e in mine if e.get("basis") == "monomial" and num(e, "s") > 1
+                     and e.get("orth") == "cholqr2"), None)
+        newton = next((e for e in mine if e.get("basis") == "newton"), None)
+        ritz = (newton or {}).get("ritz_top") or []
+        n, nnz = num(first, "n"), num(first, "nnz")
+        body.append([m, first.get("paper_matrix") or NA, fmt_int(first.get("n")),
+                     fmt(nnz / n if n > 0 else math.nan),
+                     " / ".join(fmt(float(r), 5) for r in ritz) if ritz else NA,
+                     fmt(num(mono, "first_gram_condition")),
+                     fmt(num(newton, "first_gram_condition"))])
+    text += markdown_table(["matrix", "stands for", "n", "nnz/n", "|theta_1| / |theta_2|",
+                            "kappa(B) monomial", "kappa(B) Newton"], body)
+
+    def make_figure():
+        fig, ax = new_figure(1, 1, figsize=(7, 4))
+        names = [r[0] for r in body]
+        vals = [[num(next((e for e in rows if e.get("matrix") == m and e.get("basis") == b
+                           and num(e, "s") > 1), None), "first_gram_condition")
+                 for m in names] for b in ("monomial", "newton")]
+        for i, (b, v) in enumerate(zip(("monomial", "Newton"), vals)):
+            ax.bar([k + 0.4 * i for k in range(len(names))],
+                   [x if not math.isnan(x) and x > 0 else 0 for x in v], width=0.4, label=b)
+        ax.set_xticks([k + 0.2 for k in range(len(names))])
+        ax.set_xticklabels(names, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("kappa of the first restart's last Gram matrix")
+        ax.legend()
+        ax.set_title(f"yamazaki2014 Fig. 12 - {gpu_title(res.context)}")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "fig14")
+    text = header_block(res.context, f"yamazaki2014 Fig. 15: time per restart normalized to "
+                                     f"GMRES on {gpu_title(res.context)} (1 GPU)")
+    body = []
+    for m in matrices(rows):
+        mine = [e for e in rows if e.get("matrix") == m]
+        ref = next((e for e in mine if e.get("method") == "gmres" and e.get("orth") == "cgs2"),
+                   None)
+        base = num(ref, "per_restart_seconds")
+        for e in mine:
+            body.append([m, e.get("label", NA) + status_note(e),
+                         fmt(num(e, "per_restart_seconds") / base),
+                         fmt(num(e, "spmv_seconds") / base), fmt(num(e, "orth_seconds") / base)])
+    text += "\nTimes per restart over GMRES(m) CGS2's total per restart (below 1: faster).\n\n"
+    text += markdown_table(["matrix", "method", "total", "SpMV/MPK", "Orth"], body)
+
+    def make_figure():
+        fig, ax = new_figure(1, 1, figsize=(9, 5))
+        ms_list = matrices(rows)
+        for i, m in enumerate(ms_list):
+            mine = [e for e in rows if e.get("matrix") == m]
+            ref = next((e for e in mine if e.get("method") == "gmres"
+                        and e.get("orth") == "cgs2"), None)
+            b = best_ca(rows, m)
+            base = num(ref, "per_restart_seconds")
+            for j, (e, label) in enumerate(((ref, "GMRES CGS2"), (b, "best CA-GMRES"))):
+                v = num(e, "per_restart_seconds") / base
+                ax.bar(i + 0.4 * j, v if not math.isnan(v) else 0, width=0.4, color=f"C{j}",
+                       label=label if i == 0 else None)
+        ax.set_xticks([i + 0.2 for i in range(len(ms_list))])
+        ax.set_xticklabels(ms_list, fontsize=7)
+        ax.set_ylabel("time per restart / GMRES's")
+        ax.legend()
+        ax.set_title(f"yamazaki2014 Fig. 15 - {gpu_title(res.context)}")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+def render_fig13(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "fig13")
+    text = header_block(res.context, f"yamazaki2014 Fig. 13: TSQR errors inside CA-GMRES on "
+                                     f"{gpu_title(res.context)}")
+    text += notes_block(res)
+    for s in sorted({int(num(e, "s")) for e in rows if not math.isnan(num(e, "s"))}):
+        text += f"\n### CA-GMRES({s}, 30)\n\n"
+        body = []
+        for e in (r for r in rows if num(r, "s") == s):
+            o, r = e.get("orthogonality") or {}, e.get("residual") or {}
+            body.append([TSQR_LABELS.get(e.get("tsqr"), e.get("tsqr", NA)), e.get("status", NA),
+                         fmt_int(e.get("blocks")), fmt_int(e.get("fallbacks")),
+                         fmt(num(o, "mean")), fmt(num(o, "min")), fmt(num(o, "max")),
+                         fmt(num(r, "mean")), fmt(num(r, "max"))])
+        text += markdown_table(["TSQR", "status", "blocks", "fallbacks", "||I - Q^T Q|| mean",
+                                "min", "max", "||V - QR|| / ||V|| mean", "max"], body)
+    if not rows:
+        text += f"\n{NA}: the results hold no fig13 entries.\n"
+
+    def make_figure():
+        ss = sorted({int(num(e, "s")) for e in rows if not math.isnan(num(e, "s"))}) or [0]
+        fig, axes = new_figure(1, len(ss), figsize=(7 * len(ss), 5), squeeze=False)
+        for ax, s in zip(axes[0], ss):
+            mine = [e for e in rows if num(e, "s") == s]
+            for j, key in enumerate(("orthogonality", "residual")):
+                means = [num(e.get(key) or {}, "mean") for e in mine]
+                lo = [num(e.get(key) or {}, "min") for e in mine]
+                hi = [num(e.get(key) or {}, "max") for e in mine]
+                xs = [i + 0.4 * j for i in range(len(mine))]
+                ok = [(x, m_, m_ - l, h - m_) for x, m_, l, h in zip(xs, means, lo, hi)
+                      if not missing(m_) and not math.isnan(m_) and m_ > 0]
+                if ok:
+                    ax.bar([p[0] for p in ok], [p[1] for p in ok], width=0.4,
+                           yerr=[[max(p[2], 0) for p in ok], [max(p[3], 0) for p in ok]],
+                           label="||I - Q^T Q||" if key == "orthogonality" else "||V - QR||/||V||")
+            ax.set_xticks([i + 0.2 for i in range(len(mine))])
+            ax.set_xticklabels([TSQR_LABELS.get(e.get("tsqr"), "") for e in mine], fontsize=7,
+                               rotation=30)
+            ax.set_yscale("log")
+            ax.set_title(f"CA-GMRES({s}, 30)")
+            ax.legend(fontsize=7)
+        fig.suptitle(f"TSQR errors in CA-GMRES (yamazaki2014 Fig. 13) - {gpu_title(res.context)}")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+RENDERERS = {
+    "yamazaki2014/fig12": render_fig12,
+    "yamazaki2014/fig13": render_fig13,
+    "yamazaki2014/fig14": render_fig14,
+    "yamazaki2014/fig15": render_fig15,
+}

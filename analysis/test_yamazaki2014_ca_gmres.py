@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Tests of the yamazaki2014 CA-GMRES renderers (analysis/studies/yamazaki2014_ca_gmres.py) on
+the synthetic document analysis/testdata/synthetic_yamazaki2014_ca_gmres.json (invented numbers:
+GMRES(30) CGS2 at 10 ms per restart on matA, CA-GMRES(15, 30) CholQR at 5 ms, a breakdown and a
+TSQR fallback), checked against hand-computed cells."""
+
+from __future__ import annotations
+
+import json
+import os
+import unittest
+from typing import Any, Dict
+
+from testutil import HERE, RenderTestCase, header_cells, section, table_row
+
+TESTDATA = os.path.join(HERE, "testdata")
+
+
+def load() -> Dict[str, Any]:
+    with open(os.path.join(TESTDATA, "synthetic_yamazaki2014_ca_gmres.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+class CaGmresRenderTest(RenderTestCase):
+    def setUp(self) -> None:
+        super().setUp()
+        self.ca = load()
+
+    def test_fig14_table(self):
+        md = self.render(self.ca, "yamazaki2014/fig14")
+        a = section(md, "### matA")
+        self.assertEqual(header_cells(a, "method"), [
+            "method", "restarts", "Orth/restart (ms)", "TSQR/restart (ms)", "SpMV/restart (ms)",
+            "total/restart (ms)", "speedup", "TSQR fallbacks"])
+        self.assertEqual(table_row(a, "GMRES(30) CGS2"),
+                         ["GMRES(30) CGS2", "4", "8.00", "n/a", "2.00", "10.0", "1.00", "n/a"])
+        self.assertEqual(table_row(a, "CA-GMRES(15, 30) cholqr")[5:7], ["5.00", "2.00"])
+        self.assertEqual(table_row(a, "CA-GMRES(15, 30) caqr (max_iterations)")[1], "4")
+        # best CA-GMRES of s > 1: CholQR at 5 ms, speedup 2.00 against the paper's 2.03
+        self.assertIn("- matA: CA-GMRES(15, 30) cholqr at 5.00 ms per restart, speedup 2.00 over "
+                      "GMRES CGS2 (yamazaki2014, 1 GPU: 2.03); target >= 1.5: met", md)
+        self.assertIn("- matB: CA-GMRES(15, 30) cholqr2 at 80.0 ms per restart, speedup 1.25", md)
+        self.assertIn("target >= 1.5: not met", md)
+
+    def test_fig12_from_fig14_entries(self):
+        md = self.render(self.ca, "yamazaki2014/fig12")
+        self.assertEqual(table_row(md, "matA"),
+                         ["matA", "G3_circuit", "1,000", "5.00", "1.9900 / 1.9800", "2.00e+09",
+                          "30.0"])
+        self.assertEqual(table_row(md, "matB")[4:6], ["n/a", "3.00e+16"])
+
+    def test_fig15_normalized(self):
+        md = self.render(self.ca, "yamazaki2014/fig15")
+        rows = [line for line in md.splitlines() if line.startswith("| matA | CA-GMRES(15, 30) cholqr |")]
+        self.assertEqual(rows[0].strip("|").split("|")[2].strip(), "0.500")
+
+    def test_fig13_errors(self):
+        md = self.render(self.ca, "yamazaki2014/fig13")
+        s20 = section(md, "### CA-GMRES(20, 30)")
+        self.assertEqual(table_row(s20, "MGS"),
+                         ["MGS", "converged", "4", "0", "1.00e-10", "1.00e-11", "1.00e-09",
+                          "1.00e-16", "2.00e-16"])
+        self.assertEqual(table_row(s20, "SVQR")[1:5], ["breakdown", "4", "4", "n/a"])
+        self.assertIn("### CA-GMRES(30, 30)", md)
+
+    def test_rerender_is_identical(self):
+        first = self.render(self.ca, "yamazaki2014/fig14", "a")
+        second = self.render(self.ca, "yamazaki2014/fig14", "b")
+        self.assertEqual(first, second)
+        with open(os.path.join(self.tmp.name, "a", "figure.png"), "rb") as f1, \
+                open(os.path.join(self.tmp.name, "b", "figure.png"), "rb") as f2:
+            self.assertEqual(f1.read(), f2.read())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,330 @@
+// The CA-GMRES(s, m) iteration shared by the GPU and the CPU solvers (solvers/ca_gmres.hpp):
+// restart cycles, blocks of MPK + BOrth + TSQR with the TSQR fallback, the Hessenberg
+// reconstruction, the Givens least squares, statuses, history and records. All of it is host
+// code; a Backend owns the vectors and does the tall-skinny work. Basis Q: n x (m + 1), column j
+// the start vector of a block whose k new vectors go to columns j + 1 .. j + k.
+//   PhaseLog log; void sync();               phase timing (block_gmres_cycle.hpp), stream sync
+//   double norm_b();                         ||b||
+//   double residual();                       q_0 := b - A x, returns ||q_0||
+//   void scale_first(double inv);           q_0 *= inv
+//   void mpk(int j, int k, steps);           columns j+1..j+k from column j (matrix_powers)
+//   void borth(int j, int k);                those columns -= Q_{0:j} C over the passes; C kept
+//                                            (and, on the GPU, its copy to the host started)
+//   void save(int j, int k) / restore(j, k)  copy of the block for a second TSQR
+//   TsqrOutcome tsqr(method, j, k, T* R);    TSQR of the block in place, R host k x k (ld k)
+//   void fetch(int j, int k, T* C, T* n2);   C ((j+1) x k, ld j+1) and the MPK's squared norms
+//                                            n2[1..k] to the host
+//   bool block_finite(int j, int k);         every entry of the block finite
+//   TsqrQuality quality(j, k, const T* R);   TSQR errors of the block (after save + tsqr)
+//   void update(const std::vector<T>& y);    x += Q_{0:c-1} y
+//   void basis(int c, std::vector<T>& V);    host copy of Q_{0:c} (n x (c + 1), ld n)
+//   std::int64_t rows();                     n
+// Internal header: include only from the solver sources.
+#pragma once
+
+#include "solvers/block_gmres_cycle.hpp"  // PhaseLog
+#include "solvers/ca_gmres.hpp"
+#include "solvers/hessenberg.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbench::solvers::detail {
+
+/// Basis vectors per cycle: the restart length, but no more than the iterations allow.
+inline int ca_restart_length(const CaGmresOptions& o)
+{
+    return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
+}
+
+/// The shifts of the Ritz values of the plain GMRES cycle, Leja ordered; never throws (values
+/// that are not finite are dropped; an unpaired complex value, which a real Hessenberg matrix
+/// does not give, makes every shift real).
+inline std::vector<std::complex<double>> ritz_shifts(int c, const double* H, int ldh)
+{
+    std::vector<std::complex<double>> z;
+    for (const std::complex<double>& v : ritz_values(c, H, ldh))
+        if (std::isfinite(v.real()) && std::isfinite(v.imag())) z.push_back(v);
+    try {
+        return leja_order(z);
+    } catch (const std::invalid_argument&) {
+        for (auto& v : z) v = v.real();
+        return leja_order(z);
+    }
+}
+
+inline std::string block_name(int restart, int j, int k)
+{
+    return "restart " + std::to_string(restart) + ", block of basis vectors " +
+           std::to_string(j + 1) + ".." + std::to_string(j + k);
+}
+
+template <typename T, typename Backend>
+CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
+                           const CaCycleObserver<T>* observer = nullptr)
+{
+    CaGmresResult result;
+    result.timing_mode = o.timing_mode;
+    be.log.on = o.detailed;
+    const auto sync = [&be] { be.sync(); };
+    const double eps = std::numeric_limits<T>::epsilon();
+    const double bnorm = be.norm_b();
+    const double scale = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
+    const double tol = o.timing_mode ? -1.0 : o.tolerance;
+    const int m = ca_restart_length(o);
+    const int ldh = m + 1;
+    std::vector<double> H(static_cast<std::size_t>(ldh) * m), Cd, Rd, sigma;
+    std::vector<T> C, R, norm2, h, Vh;
+    HessenbergLsq<T> lsq(m);
+    std::vector<std::complex<double>> shifts;
+    bool have_shifts = false;
+    if (o.basis == CaBasis::newton && !o.shifts.empty()) {
+        shifts = leja_order(o.shifts);
+        have_shifts = true;
+    }
+    auto stop = [&](SolveStatus s, std::string detail) {
+        result.status = s;
+        result.detail = std::move(detail);
+    };
+    auto record = [&](double relative) {
+        result.residual_history.push_back(relative);
+        result.history_iterations.push_back(result.iterations);
+    };
+
+    const auto t0 = std::chrono::steady_clock::now();
+    double beta = be.log.time("other", sync, [&] { return be.residual(); });
+    record(beta * scale);
+    int unchanged = 0;
+    result.status = SolveStatus::max_iterations;
+    while (true) {
+        if (!std::isfinite(beta)) {
+            stop(SolveStatus::non_finite, "||b - A x|| is not finite after iteration " +
+                                              std::to_string(result.iterations));
+            break;
+        }
+        if (beta * scale <= tol) {
+            stop(SolveStatus::converged, "");
+            break;
+        }
+        if (result.iterations >= o.max_iterations) break;
+        if (o.max_restarts > 0 && result.restarts >= o.max_restarts) {
+            result.detail = "max_restarts = " + std::to_string(o.max_restarts) + " reached";
+            break;
+        }
+        if (beta == 0.0) {  // timing mode with an exact solution: nothing left to do
+            stop(SolveStatus::converged, "");
+            break;
+        }
+        // The Newton basis needs shifts: without given ones the first cycle is plain GMRES(m)
+        // (one-vector blocks of the monomial recurrence: Arnoldi with BOrth as its Gram-Schmidt).
+        const bool ca = o.basis == CaBasis::monomial || have_shifts;
+        const int step = ca ? o.s : 1;
+        const int restart = result.restarts++;
+        const auto cycle_start = std::chrono::steady_clock::now();
+        be.log.time("other", sync, [&] { be.scale_first(1.0 / beta); });
+        lsq.reset(static_cast<T>(beta));
+        std::fill(H.begin(), H.end(), 0.0);
+        int j = 0;
+        bool happy = false, failed = false;
+        double last_kappa = -1.0;
+        while (j < m && result.iterations < o.max_iterations) {
+            const int k = std::min({step, m - j, o.max_iterations - result.iterations});
+            const std::vector<MpkStep> steps =
+                newton_steps(ca && o.basis == CaBasis::newton ? shifts
+                                                              : std::vector<std::complex<double>>{},
+                             k);
+            be.log.time("MPK", sync, [&] { be.mpk(j, k, steps); });
+            be.log.time("BOrth", sync, [&] { be.borth(j, k); });
+
+            // TSQR, and the fallback on the same block when it fails.
+            R.assign(static_cast<std::size_t>(k) * k, T(0));
+            ortho::TsqrOutcome first, out;
+            ortho::TsqrMethod method = o.tsqr;
+            bool fell_back = false;
+            const bool can_fall_back = o.fallback_tsqr != o.tsqr;
+            be.log.time("TSQR", sync, [&] {
+                if (can_fall_back || o.measure_orthogonality) be.save(j, k);
+                first = out = be.tsqr(o.tsqr, j, k, R.data());
+                if (out.status != ortho::TsqrStatus::ok && can_fall_back) {
+                    fell_back = true;
+                    method = o.fallback_tsqr;
+                    be.restore(j, k);
+                    std::fill(R.begin(), R.end(), T(0));
+                    out = be.tsqr(o.fallback_tsqr, j, k, R.data());
+                }
+            });
+            if (fell_back) {
+                ++result.tsqr_fallbacks;
+                if (result.first_fallback_restart < 0) result.first_fallback_restart = restart;
+            }
+
+            // The block's coefficients on the host; failures of both TSQRs.
+            C.assign(static_cast<std::size_t>(j + 1) * k, T(0));
+            norm2.assign(static_cast<std::size_t>(k) + 1, T(0));
+            be.log.time("least squares", sync, [&] { be.fetch(j, k, C.data(), norm2.data()); });
+            sigma.assign(static_cast<std::size_t>(k) + 1, 1.0);
+            bool finite = true;
+            if (o.normalize_basis) {  // without it the norms are not computed
+                for (int t = 1; t <= k; ++t) {
+                    sigma[t] = mpk_scale(static_cast<double>(norm2[t]));
+                    finite = finite && std::isfinite(static_cast<double>(norm2[t]));
+                }
+            }
+            for (const T& c : C) finite = finite && std::isfinite(static_cast<double>(c));
+            bool block_happy = false;
+            if (out.status != ortho::TsqrStatus::ok) {
+                std::string what = "TSQR " + std::string{ortho::to_string(o.tsqr)} + " failed (" +
+                                   first.detail + ")";
+                if (fell_back)
+                    what += " and the fallback " + std::string{ortho::to_string(method)} +
+                            " too (" + out.detail + ")";
+                const bool block_ok = finite && be.block_finite(j, k);
+                if (!block_ok || out.column != 0) {
+                    ++result.iterations;  // as GMRES counts the step in which a failure showed
+                    record(result.residual_history.back());
+                    failed = true;
+                    if (!block_ok)
+                        stop(SolveStatus::non_finite,
+                             block_name(restart, j, k) + ": the block is not finite after MPK "
+                             "and BOrth (overflow of the basis: normalize_basis or balance A); " +
+                             what);
+                    else
+                        stop(SolveStatus::breakdown, block_name(restart, j, k) + ": " + what);
+                    break;
+                }
+                // The first new vector lies in the basis: A q_j is in span(Q_{0:j}), GMRES's
+                // happy breakdown; R(0, 0) = 0 and the cycle ends with this Hessenberg column.
+                std::fill(R.begin(), R.end(), T(0));
+                block_happy = true;
+            }
+
+            // The Hessenberg columns j .. j + used - 1 (host, double).
+            Cd.assign(C.begin(), C.end());
+            Rd.assign(R.begin(), R.end());
+            int used = 1;
+            be.log.time("least squares", sync, [&] {
+                if (!block_happy)
+                    used = usable_columns(j, k, Cd.data(), Rd.data(), eps, &block_happy);
+                const std::vector<double> B = basis_change_matrix(steps, sigma);
+                reconstruct_hessenberg(j, k, used, Cd.data(), Rd.data(), B.data(), H.data(), ldh);
+                last_kappa = gram_condition(k, Rd.data(), k);
+            });
+            if (o.measure_orthogonality) {
+                CaBlockRecord rec;
+                rec.restart = restart;
+                rec.first_column = j;
+                rec.columns = k;
+                rec.used = used;
+                rec.method = method;
+                rec.fallback = fell_back;
+                rec.gram_condition = last_kappa;
+                if (out.status == ortho::TsqrStatus::ok) {
+                    const ortho::TsqrQuality q = be.quality(j, k, R.data());
+                    rec.orthogonality = q.orthogonality;
+                    rec.residual = q.residual;
+                } else {
+                    rec.orthogonality = rec.residual = std::numeric_limits<double>::quiet_NaN();
+                }
+                result.blocks.push_back(rec);
+            }
+
+            // Givens least squares, one column at a time (as GMRES).
+            HessenbergStatus hs = HessenbergStatus::ok;
+            int added = 0;
+            be.log.time("least squares", sync, [&] {
+                for (; added < used; ++added) {
+                    const int c = j + added;
+                    h.resize(static_cast<std::size_t>(c) + 2);
+                    for (int i = 0; i <= c + 1; ++i)
+                        h[i] = static_cast<T>(H[static_cast<std::size_t>(c) * ldh + i]);
+                    hs = lsq.add_column(h.data());
+                    if (hs != HessenbergStatus::ok) break;
+                }
+            });
+            if (hs != HessenbergStatus::ok) {
+                result.iterations += added + 1;
+                record(result.residual_history.back());
+                const int c = j + added;
+                if (hs == HessenbergStatus::non_finite)
+                    stop(SolveStatus::non_finite, "Hessenberg column " + std::to_string(c) +
+                                                      " is not finite (" +
+                                                      block_name(restart, j, k) + ")");
+                else
+                    stop(SolveStatus::breakdown, "the rotated Hessenberg diagonal entry " +
+                                                     std::to_string(c) + " is 0 (" +
+                                                     block_name(restart, j, k) + ")");
+                failed = true;
+                break;
+            }
+            result.iterations += used;
+            j += used;
+            const double estimate = static_cast<double>(lsq.residual()) * scale;
+            record(estimate);
+            happy = block_happy;
+            if (happy || estimate <= tol) break;
+        }
+        if (last_kappa >= 0.0) {
+            result.gram_condition.push_back(last_kappa);
+            if (ca && result.first_gram_condition == 0.0) result.first_gram_condition = last_kappa;
+        } else {  // the cycle's first block failed
+            result.gram_condition.push_back(std::numeric_limits<double>::quiet_NaN());
+        }
+        const int cols = lsq.columns();
+        if (observer != nullptr && *observer && cols > 0) {
+            be.basis(cols, Vh);
+            CaCycleSnapshot<T> snap;
+            snap.restart = restart;
+            snap.communication_avoiding = ca;
+            snap.columns = cols;
+            snap.n = be.rows();
+            snap.V = Vh.data();
+            snap.H = H.data();
+            snap.ldh = ldh;
+            (*observer)(snap);
+        }
+        if (cols > 0) {
+            const std::vector<T> y =
+                be.log.time("least squares", sync, [&] { return lsq.solve(); });
+            be.log.time("other", sync, [&] { be.update(y); });
+        }
+        if (!ca && !failed && cols > 0) {
+            be.log.time("other", sync, [&] { shifts = ritz_shifts(cols, H.data(), ldh); });
+            have_shifts = true;
+        }
+        const double previous = beta;
+        beta = be.log.time("other", sync, [&] { return be.residual(); });
+        result.restart_seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
+        if (failed) break;
+        if (happy && o.timing_mode) {  // nothing left to iterate on
+            stop(SolveStatus::converged, "happy breakdown (A q_j in the basis) in iteration " +
+                                             std::to_string(result.iterations));
+            break;
+        }
+        // A happy breakdown above the tolerance ends the cycle: the next one starts from the
+        // recomputed residual, and stagnation stops a loop without progress.
+        if (!o.timing_mode && o.stagnation_cycles > 0 && std::isfinite(beta)) {
+            unchanged = beta >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
+            if (unchanged >= o.stagnation_cycles) {
+                stop(SolveStatus::stagnation,
+                     std::to_string(unchanged) + " restart cycles without reducing ||b - A x|| "
+                     "(last cycle ended at iteration " + std::to_string(result.iterations) + ")");
+                break;
+            }
+        }
+    }
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.true_residual = be.residual() * scale;
+    result.phases = be.log.phases;
+    if (have_shifts && o.basis == CaBasis::newton) result.shifts = shifts;
+    return result;
+}
+
+}  // namespace kbench::solvers::detail

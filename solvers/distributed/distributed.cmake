@@ -1,0 +1,77 @@
+# The distributed layer (solvers/distributed/): one MPI rank per GPU, row-block distribution,
+# halo exchange over MPI (host-staged) or NCCL, distributed SpMV. Included from
+# solvers/CMakeLists.txt; built only when cmake/Dependencies.cmake found MPI (KBENCH_HAVE_MPI),
+# its NCCL transport only when it found NCCL (KBENCH_HAVE_NCCL). Paths are relative to solvers/.
+if(NOT KBENCH_HAVE_MPI)
+  return()
+endif()
+
+# The pack kernel is compiled apart, without MPI's flags and headers (nvcc never sees mpi.h).
+add_library(kbench_distributed_pack OBJECT distributed/pack.cu)
+target_include_directories(kbench_distributed_pack PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(kbench_distributed_pack PUBLIC kbench_cuda_base)
+target_compile_options(kbench_distributed_pack PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+set_target_properties(kbench_distributed_pack PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+add_library(kbench_distributed
+  distributed/communicator.cpp
+  distributed/row_distribution.cpp
+  distributed/halo_exchange.cpp
+  distributed/halo_exchange_gpu.cpp
+  distributed/distributed_spmv.cpp
+  $<TARGET_OBJECTS:kbench_distributed_pack>)
+target_include_directories(kbench_distributed PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(kbench_distributed PUBLIC MPI::MPI_CXX kbench_kernels kbench_matrices
+                      kbench_cuda_base)
+target_compile_definitions(kbench_distributed PUBLIC KBENCH_HAVE_MPI=1)
+if(KBENCH_HAVE_NCCL)
+  target_link_libraries(kbench_distributed PRIVATE nccl::nccl)
+  target_compile_definitions(kbench_distributed PRIVATE KBENCH_HAVE_NCCL=1)
+endif()
+
+# kbench_add_mpi_test(NAME name SOURCES ... LIBS ... RANKS n... [GPU])
+# One gtest executable (its own main: solvers/test/mpi_gtest.hpp), one ctest per rank count,
+# `name_np<n>`, run as `mpiexec -n <n> name`. Labels `cpu` or `gpu`, plus `mpi`; a timeout so a
+# rank stuck in a collective fails the test instead of hanging it; PROCESSORS = n so that
+# `ctest -j` counts the ranks. For OpenMPI the environment allows running as root (CI runs in a
+# container as root) and more ranks than cores (CI has 2 cores; 3 ranks are tested); other MPIs
+# ignore these variables. Without a launcher only the 1-rank test is registered, run directly.
+function(kbench_add_mpi_test)
+  cmake_parse_arguments(T "GPU" "NAME" "SOURCES;LIBS;RANKS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest)
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
+  set(_labels cpu mpi)
+  if(T_GPU)
+    set(_labels gpu mpi)
+  endif()
+  set(_env "KBENCH_MATRIX_DIR=${KBENCH_MATRIX_DIR}" "KBENCH_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  if(MPI_CXX_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+    list(APPEND _env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+         OMPI_MCA_rmaps_base_oversubscribe=1)
+  endif()
+  foreach(_n IN LISTS T_RANKS)
+    if(MPIEXEC_EXECUTABLE)
+      set(_cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_n} ${MPIEXEC_PREFLAGS}
+               $<TARGET_FILE:${T_NAME}> ${MPIEXEC_POSTFLAGS})
+    elseif(_n EQUAL 1)
+      set(_cmd $<TARGET_FILE:${T_NAME}>)
+    else()
+      continue()
+    endif()
+    add_test(NAME ${T_NAME}_np${_n} COMMAND ${_cmd})
+    set_tests_properties(${T_NAME}_np${_n} PROPERTIES
+      LABELS "${_labels}"
+      TIMEOUT 60
+      PROCESSORS ${_n}
+      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+      ENVIRONMENT "${_env}")
+  endforeach()
+endfunction()
+
+if(KBENCH_BUILD_TESTS)
+  kbench_add_mpi_test(NAME test_distributed_cpu SOURCES test/test_distributed_cpu.cpp
+                      LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2 3)
+  kbench_add_mpi_test(NAME test_distributed_gpu GPU SOURCES test/test_distributed_gpu.cpp
+                      LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2)
+endif()
