@@ -293,7 +293,7 @@ json run_ca_gmres_study(const StudyRun& run)
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, SellpParams{0, 0, 0, 0});
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         progress.report(k, total, entry.name);
         run_matrix(entry, a, run.options, doc);
     });
@@ -322,7 +322,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
     for_each_matrix(first, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                                std::size_t) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, SellpParams{0, 0, 0, 0});
+            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         const sv::Balanced<double> bal = sv::balance(a);
         std::vector<double> b = random_rhs(a.num_rows);
         for (std::size_t i = 0; i < b.size(); ++i) b[i] *= bal.row_scale[i];
