@@ -38,6 +38,12 @@ def num(e: Optional[Dict[str, Any]], key: str) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
 
 
+def positive(x: float) -> float:
+    """x, or NaN (rendered n/a) when it is not positive: a condition number of 0 means no
+    communication-avoiding cycle ran (the first, plain GMRES cycle converged)."""
+    return x if x > 0 else math.nan
+
+
 def ms(e: Dict[str, Any], key: str) -> str:
     return fmt(num(e, key) * 1e3)
 
@@ -142,7 +148,8 @@ def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
                                      f"{gpu_title(res.context)}")
     text += ("\nkappa(B): condition number of the last Gram matrix of the first CA-GMRES restart "
              "(s as in Fig. 14, monomial basis on the balanced matrix, CholQR2; Newton: the "
-             "kbench row). Ritz values: the two largest in modulus of the first GMRES cycle "
+             "kbench row; n/a where the first, plain GMRES cycle of the Newton run already "
+             "converged). Ritz values: the two largest in modulus of the first GMRES cycle "
              "(Newton runs).\n\n")
     body = []
     for m in matrices(rows):
@@ -156,8 +163,8 @@ def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
         body.append([m, first.get("paper_matrix") or NA, fmt_int(first.get("n")),
                      fmt(nnz / n if n > 0 else math.nan),
                      " / ".join(fmt(float(r), 5) for r in ritz) if ritz else NA,
-                     fmt(num(mono, "first_gram_condition")),
-                     fmt(num(newton, "first_gram_condition"))])
+                     fmt(positive(num(mono, "first_gram_condition"))),
+                     fmt(positive(num(newton, "first_gram_condition")))])
     text += markdown_table(["matrix", "stands for", "n", "nnz/n", "|theta_1| / |theta_2|",
                             "kappa(B) monomial", "kappa(B) Newton"], body)
 
