@@ -100,7 +100,7 @@ SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
     };
     double worst = measure();
     result.residual_history.push_back(worst);
-    int unchanged = 0;
+    CycleStagnation stagnation{o.stagnation_cycles};
     while (true) {
         if (!std::isfinite(worst)) {
             result.status = SolveStatus::non_finite;
@@ -120,16 +120,12 @@ SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
         const double previous = worst;
         worst = measure();
         if (!go_on) break;
-        if (o.stagnation_cycles > 0 && std::isfinite(worst)) {
-            unchanged = worst >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
-            if (unchanged >= o.stagnation_cycles) {
-                result.status = SolveStatus::stagnation;
-                result.detail = std::to_string(unchanged) +
-                                " restart cycles without reducing the largest relative residual "
-                                "(last cycle ended at step " +
-                                std::to_string(result.iterations) + ")";
-                break;
-            }
+        if (stagnation.stalled(worst, previous)) {
+            result.status = SolveStatus::stagnation;
+            result.detail = std::to_string(stagnation.unchanged) +
+                            " restart cycles without reducing the largest relative residual "
+                            "(last cycle ended at step " + std::to_string(result.iterations) + ")";
+            break;
         }
     }
     result.seconds =

@@ -100,7 +100,7 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
     const auto t0 = std::chrono::steady_clock::now();
     double beta = be.log.time("other", sync, [&] { return be.residual(); });
     record(beta * scale);
-    int unchanged = 0;
+    CycleStagnation stagnation{o.stagnation_cycles};
     result.status = SolveStatus::max_iterations;
     while (true) {
         if (!std::isfinite(beta)) {
@@ -309,14 +309,12 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
         }
         // A happy breakdown above the tolerance ends the cycle: the next one starts from the
         // recomputed residual, and stagnation stops a loop without progress.
-        if (!o.timing_mode && o.stagnation_cycles > 0 && std::isfinite(beta)) {
-            unchanged = beta >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
-            if (unchanged >= o.stagnation_cycles) {
-                stop(SolveStatus::stagnation,
-                     std::to_string(unchanged) + " restart cycles without reducing ||b - A x|| "
-                     "(last cycle ended at iteration " + std::to_string(result.iterations) + ")");
-                break;
-            }
+        if (!o.timing_mode && stagnation.stalled(beta, previous)) {
+            stop(SolveStatus::stagnation,
+                 std::to_string(stagnation.unchanged) + " restart cycles without reducing "
+                 "||b - A x|| (last cycle ended at iteration " + std::to_string(result.iterations) +
+                 ")");
+            break;
         }
     }
     result.seconds =

@@ -44,7 +44,7 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o)
     const auto t0 = std::chrono::steady_clock::now();
     double beta = be.residual();
     result.residual_history.push_back(beta * scale);
-    int unchanged = 0;
+    CycleStagnation stagnation{o.stagnation_cycles};
     auto stop = [&](SolveStatus s, std::string detail) {
         result.status = s;
         result.detail = std::move(detail);
@@ -107,14 +107,12 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o)
         }
         // Otherwise a happy breakdown above the tolerance just ends the cycle: the next one
         // starts from the recomputed residual, and stagnation stops a loop without progress.
-        if (!o.timing_mode && o.stagnation_cycles > 0 && std::isfinite(beta)) {
-            unchanged = beta >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
-            if (unchanged >= o.stagnation_cycles) {
-                stop(SolveStatus::stagnation,
-                     std::to_string(unchanged) + " restart cycles without reducing ||b - A x|| "
-                     "(last cycle ended at iteration " + std::to_string(result.iterations) + ")");
-                break;
-            }
+        if (!o.timing_mode && stagnation.stalled(beta, previous)) {
+            stop(SolveStatus::stagnation,
+                 std::to_string(stagnation.unchanged) + " restart cycles without reducing "
+                 "||b - A x|| (last cycle ended at iteration " + std::to_string(result.iterations) +
+                 ")");
+            break;
         }
     }
     result.seconds =

@@ -48,6 +48,21 @@ struct SolveResult {
     double seconds_per_iteration() const { return iterations > 0 ? seconds / iterations : 0.0; }
 };
 
+/// Stagnation of a restarted solver (GMRES, CA-GMRES, block GMRES): counts consecutive restart
+/// cycles whose residual measure fell by less than a relative 1e-12. limit 0 turns it off.
+struct CycleStagnation {
+    int limit = 0;
+    int unchanged = 0;  // cycles in a row without progress so far
+    /// Records a cycle that took the measure from `previous` to `now` (a non-finite `now` is not
+    /// counted); true once `limit` cycles in a row left it unchanged.
+    bool stalled(double now, double previous)
+    {
+        if (limit <= 0 || !std::isfinite(now)) return false;
+        unchanged = now >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
+        return unchanged >= limit;
+    }
+};
+
 /// Checks a solver's stopping options. Throws std::invalid_argument "<solver>: <field> = <value>,
 /// expected ..." for tolerance < 0 or not finite, max_iterations < 0 or stagnation_window < 0
 /// (0 turns the stagnation test off).

@@ -6,6 +6,7 @@
 #include "kernels/test/expect_invalid.hpp"
 #include "matrices/generators.hpp"
 #include "solvers/ca_gmres.hpp"
+#include "solvers/test/ca_gmres_test_util.hpp"
 #include "solvers/gmres.hpp"
 #include "solvers/test/gmres_test_matrices.hpp"
 
@@ -31,17 +32,11 @@ using test::smooth_rhs;
 using test::unit_rhs;
 using ortho::TsqrMethod;
 using ::kbench::test::expect_invalid;
+using test_util::dense;
+using test_util::ca_options;
+using test_util::ca_label;
 
 Csr<double> convection(index_type nx) { return convection_diffusion(nx, nx, 1, 20.0, -10.0, 0.0); }
-
-Eigen::MatrixXd dense(const Csr<double>& a)
-{
-    Eigen::MatrixXd d = Eigen::MatrixXd::Zero(a.num_rows, a.num_cols);
-    for (index_type i = 0; i < a.num_rows; ++i)
-        for (index_type p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
-            d(i, a.col_idx[p]) = a.values[p];
-    return d;
-}
 
 /// Solves with ca_gmres_cpu from x0 = 0.
 template <typename T>
@@ -52,23 +47,6 @@ CaGmresResult solve(const Csr<T>& a, const std::vector<T>& b, const CaGmresOptio
     CaGmresResult r = ca_gmres_cpu(a, b, x, o);
     if (x_out) *x_out = x;
     return r;
-}
-
-CaGmresOptions options(int s, int m, CaBasis basis, TsqrMethod tsqr = TsqrMethod::cholqr2)
-{
-    CaGmresOptions o;
-    o.s = s;
-    o.restart = m;
-    o.basis = basis;
-    o.tsqr = tsqr;
-    return o;
-}
-
-std::string label(const CaGmresOptions& o)
-{
-    return "CA-GMRES(" + std::to_string(o.s) + ", " + std::to_string(o.restart) + "), " +
-           to_string(o.basis) + ", " + ortho::to_string(o.tsqr) + ", BOrth passes " +
-           std::to_string(o.borth_passes);
 }
 
 /// The invariants every result keeps.
@@ -262,7 +240,7 @@ TEST(Balance, ScalesRowsThenColumnsAndKeepsTheSolution)
     const std::vector<double> b = smooth_rhs<double>(a.num_rows);
     std::vector<double> bb(b.size());
     for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bal.row_scale[i] * b[i];
-    CaGmresOptions o = options(5, 30, CaBasis::newton);
+    CaGmresOptions o = ca_options(5, 30, CaBasis::newton);
     o.tolerance = 1e-12;
     o.normalize_basis = false;  // the paper's setting: balancing instead of scaling
     std::vector<double> y;
@@ -288,10 +266,10 @@ TEST(CaGmresCpu, ConvergesOverStepSizesRestartsBasesAndTsqrs)
             for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
                 for (const TsqrMethod tsqr : {TsqrMethod::cholqr2, TsqrMethod::cgs2,
                                               TsqrMethod::caqr, TsqrMethod::mgs}) {
-                    CaGmresOptions o = options(s, m, basis, tsqr);
+                    CaGmresOptions o = ca_options(s, m, basis, tsqr);
                     o.tolerance = 1e-8;
                     o.max_iterations = 4000;
-                    SCOPED_TRACE(label(o));
+                    SCOPED_TRACE(ca_label(o));
                     std::vector<double> x;
                     const CaGmresResult r = solve(a, b, o, &x);
                     ASSERT_EQ(r.status, SolveStatus::converged) << r.detail;
@@ -337,12 +315,12 @@ TEST(CaGmresCpu, RebuiltHessenbergSatisfiesTheArnoldiRelation)
         {6, 18, CaBasis::newton, {{6.5, 0.0}, {4.0, 2.0}, {4.0, -2.0}, {1.5, 0.0}}, true},
     };
     for (const Case& c : cases) {
-        CaGmresOptions o = options(c.s, c.m, c.basis);
+        CaGmresOptions o = ca_options(c.s, c.m, c.basis);
         o.shifts = c.shifts;
         o.normalize_basis = c.normalize;
         o.tolerance = 1e-14;
         o.max_restarts = 2;
-        SCOPED_TRACE(label(o) + (c.normalize ? ", normalized" : ", raw") + ", " +
+        SCOPED_TRACE(ca_label(o) + (c.normalize ? ", normalized" : ", raw") + ", " +
                      std::to_string(c.shifts.size()) + " given shifts");
         int cycles = 0, ca_cycles = 0;
         const detail::CaCycleObserver<double> check =
@@ -392,11 +370,11 @@ TEST(CaGmresCpu, OneStepBlocksFollowGmres)
         ASSERT_EQ(ref.status, SolveStatus::converged) << ref.detail;
         for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
             for (const TsqrMethod tsqr : {TsqrMethod::cgs2, TsqrMethod::cholqr, TsqrMethod::caqr}) {
-                CaGmresOptions o = options(1, m, basis, tsqr);
+                CaGmresOptions o = ca_options(1, m, basis, tsqr);
                 o.borth_passes = 2;  // BOrth = CGS2, as GMRES's Arnoldi
                 o.tolerance = g.tolerance;
                 o.max_iterations = g.max_iterations;
-                SCOPED_TRACE(label(o));
+                SCOPED_TRACE(ca_label(o));
                 std::vector<double> x;
                 const CaGmresResult r = solve(a, b, o, &x);
                 ASSERT_EQ(r.status, SolveStatus::converged) << r.detail;
@@ -423,10 +401,10 @@ TEST(CaGmresCpu, PaperShapesRunTheirBlocks)
     const Csr<double> a = convection(30);
     const auto b = smooth_rhs<double>(a.num_rows);
     for (const int s : {20, 30}) {
-        CaGmresOptions o = options(s, 30, CaBasis::newton, TsqrMethod::caqr);
+        CaGmresOptions o = ca_options(s, 30, CaBasis::newton, TsqrMethod::caqr);
         o.measure_orthogonality = true;
         o.tolerance = 1e-8;  // several cycles (the paper stops at 1e-4)
-        SCOPED_TRACE(label(o));
+        SCOPED_TRACE(ca_label(o));
         const CaGmresResult r = solve(a, b, o);
         ASSERT_EQ(r.status, SolveStatus::converged) << r.detail;
         expect_consistent(r);
@@ -458,7 +436,7 @@ TEST(CaGmresCpu, AFailingTsqrFallsBackAndIsReported)
     // Cholesky fails and CAQR redoes the block.
     const Csr<double> a = convection(30);
     const auto b = smooth_rhs<double>(a.num_rows);
-    CaGmresOptions o = options(16, 32, CaBasis::monomial, TsqrMethod::cholqr);
+    CaGmresOptions o = ca_options(16, 32, CaBasis::monomial, TsqrMethod::cholqr);
     o.tolerance = 1e-8;
     o.max_iterations = 4000;
     o.measure_orthogonality = true;
@@ -501,9 +479,9 @@ TEST(CaGmresCpu, HappyBreakdownAfterAsManyStepsAsDistinctEigenvalues)
     const auto b = smooth_rhs<double>(200);
     for (const int s : {1, 2, 5}) {
         for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
-            CaGmresOptions o = options(s, 10, basis, TsqrMethod::cholqr2);
+            CaGmresOptions o = ca_options(s, 10, basis, TsqrMethod::cholqr2);
             o.tolerance = 1e-13;
-            SCOPED_TRACE(label(o));
+            SCOPED_TRACE(ca_label(o));
             const CaGmresResult r = solve(a, b, o);
             EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
             // One-vector blocks detect the invariant space as GMRES does. With s > 1 the basis
@@ -525,7 +503,7 @@ TEST(CaGmresCpu, StagnationBreakdownAndNonFiniteAreStatuses)
 {
     // The cyclic shift with b = e_0: no progress before step n, as GMRES(m).
     for (const int s : {1, 4}) {
-        CaGmresOptions o = options(s, 8, CaBasis::monomial);
+        CaGmresOptions o = ca_options(s, 8, CaBasis::monomial);
         o.max_iterations = 1000;
         const CaGmresResult r = solve(test::cyclic_shift<double>(64), unit_rhs<double>(64), o);
         EXPECT_EQ(r.status, SolveStatus::stagnation) << r.detail;
@@ -536,7 +514,7 @@ TEST(CaGmresCpu, StagnationBreakdownAndNonFiniteAreStatuses)
     // The nilpotent shift: A^5 e_0 = 0, the least-squares problem (s = 1) or the block (s = 5)
     // is singular.
     for (const int s : {1, 5}) {
-        CaGmresOptions o = options(s, 10, CaBasis::monomial);
+        CaGmresOptions o = ca_options(s, 10, CaBasis::monomial);
         const CaGmresResult r = solve(test::nilpotent_shift<double>(5), unit_rhs<double>(5), o);
         EXPECT_EQ(r.status, SolveStatus::breakdown) << r.detail;
         expect_consistent(r);
@@ -544,7 +522,7 @@ TEST(CaGmresCpu, StagnationBreakdownAndNonFiniteAreStatuses)
     // A raw monomial basis of a matrix of norm 1e120 overflows at A^3 v.
     const auto big = test::one_per_row<double>(
         50, [](index_type i) { return i; }, [](index_type i) { return 1e120 * (1 + i % 5); });
-    CaGmresOptions o = options(5, 10, CaBasis::monomial);
+    CaGmresOptions o = ca_options(5, 10, CaBasis::monomial);
     o.normalize_basis = false;
     const CaGmresResult r = solve(big, smooth_rhs<double>(50), o);
     EXPECT_EQ(r.status, SolveStatus::non_finite) << r.detail;
@@ -559,7 +537,7 @@ TEST(CaGmresCpu, IterationAndRestartLimitsTimingModeAndZeroRightHandSide)
 {
     const Csr<double> a = convection(20);
     const auto b = smooth_rhs<double>(a.num_rows);
-    CaGmresOptions o = options(5, 20, CaBasis::monomial);
+    CaGmresOptions o = ca_options(5, 20, CaBasis::monomial);
     o.max_iterations = 7;  // one block of 5, then one of 2
     CaGmresResult r = solve(a, b, o);
     EXPECT_EQ(r.status, SolveStatus::max_iterations);
@@ -575,7 +553,7 @@ TEST(CaGmresCpu, IterationAndRestartLimitsTimingModeAndZeroRightHandSide)
     EXPECT_EQ(r.iterations, 40);
     EXPECT_NE(r.detail.find("max_restarts = 2"), std::string::npos) << r.detail;
 
-    o = options(5, 15, CaBasis::newton);
+    o = ca_options(5, 15, CaBasis::newton);
     o.max_iterations = 43;
     o.timing_mode = true;
     r = solve(a, b, o);
@@ -599,7 +577,7 @@ TEST(CaGmresCpu, BorthOnePassAndDetailedPhases)
 {
     const Csr<double> a = convection(30);
     const auto b = smooth_rhs<double>(a.num_rows);
-    CaGmresOptions o = options(5, 30, CaBasis::newton, TsqrMethod::cholqr2);
+    CaGmresOptions o = ca_options(5, 30, CaBasis::newton, TsqrMethod::cholqr2);
     o.borth_passes = 1;
     o.detailed = true;
     o.tolerance = 1e-8;
@@ -625,7 +603,7 @@ TEST(CaGmresCpu, SinglePrecisionConverges)
 {
     const Csr<float> a = convection(20).cast<float>();
     for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
-        CaGmresOptions o = options(4, 20, basis, TsqrMethod::cholqr2);
+        CaGmresOptions o = ca_options(4, 20, basis, TsqrMethod::cholqr2);
         o.tolerance = 1e-5;
         const CaGmresResult r = solve(a, smooth_rhs<float>(a.num_rows), o);
         EXPECT_EQ(r.status, SolveStatus::converged) << to_string(basis) << ": " << r.detail;

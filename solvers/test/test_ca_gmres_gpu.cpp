@@ -17,6 +17,7 @@
 #include "kernels/test/gpu_test.hpp"
 #include "matrices/generators.hpp"
 #include "solvers/ca_gmres.hpp"
+#include "solvers/test/ca_gmres_test_util.hpp"
 #include "solvers/orthogonalization/gpu_context.hpp"
 #include "solvers/test/gmres_test_matrices.hpp"
 
@@ -37,6 +38,9 @@ namespace {
 using cd = std::complex<double>;
 using ortho::TsqrMethod;
 using ::kbench::test::expect_invalid;
+using test_util::dense;
+using test_util::ca_options;
+using test_util::ca_label;
 using test::smooth_rhs;
 using test::unit_rhs;
 
@@ -72,35 +76,10 @@ Solve<T> solve_cpu(const Csr<T>& a, const std::vector<T>& b, const CaGmresOption
     return s;
 }
 
-CaGmresOptions options(int s, int m, CaBasis basis, TsqrMethod tsqr = TsqrMethod::cholqr2)
-{
-    CaGmresOptions o;
-    o.s = s;
-    o.restart = m;
-    o.basis = basis;
-    o.tsqr = tsqr;
-    return o;
-}
-
-std::string label(const CaGmresOptions& o)
-{
-    return "CA-GMRES(" + std::to_string(o.s) + ", " + std::to_string(o.restart) + "), " +
-           to_string(o.basis) + ", " + ortho::to_string(o.tsqr);
-}
-
 const Csr<double>& matrix()
 {
     static const Csr<double> a = convection_diffusion(40, 40, 1, 20.0, -10.0, 0.0);  // 1600 rows
     return a;
-}
-
-Eigen::MatrixXd dense(const Csr<double>& a)
-{
-    Eigen::MatrixXd d = Eigen::MatrixXd::Zero(a.num_rows, a.num_cols);
-    for (index_type i = 0; i < a.num_rows; ++i)
-        for (index_type p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
-            d(i, a.col_idx[p]) = a.values[p];
-    return d;
 }
 
 /// The GPU solve agrees with the CPU solve of the same options (see the file comment). The
@@ -206,10 +185,10 @@ TEST(CaGmresGpu, MatchesTheCpuSolverOverStepSizesRestartsBasesAndTsqrs)
             for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
                 for (const TsqrMethod tsqr : {TsqrMethod::cholqr2, TsqrMethod::caqr,
                                               TsqrMethod::cgs2, TsqrMethod::svqr}) {
-                    CaGmresOptions o = options(s, m, basis, tsqr);
+                    CaGmresOptions o = ca_options(s, m, basis, tsqr);
                     o.tolerance = 1e-10;
                     o.max_iterations = 5000;
-                    SCOPED_TRACE(label(o));
+                    SCOPED_TRACE(ca_label(o));
                     const Solve<double> cpu = solve_cpu(a, b, o);
                     ASSERT_EQ(cpu.result.status, SolveStatus::converged) << cpu.result.detail;
                     expect_twins(solve_gpu(a, b, o), cpu, o);
@@ -221,11 +200,11 @@ TEST(CaGmresGpu, MatchesTheCpuSolverOverStepSizesRestartsBasesAndTsqrs)
     for (const TsqrMethod tsqr : {TsqrMethod::mgs, TsqrMethod::cgs, TsqrMethod::cholqr,
                                   TsqrMethod::shifted_cholqr3}) {
         for (const int passes : {1, 2}) {
-            CaGmresOptions o = options(5, 30, CaBasis::newton, tsqr);
+            CaGmresOptions o = ca_options(5, 30, CaBasis::newton, tsqr);
             o.borth_passes = passes;
             o.tolerance = 1e-10;
             o.max_iterations = 5000;
-            SCOPED_TRACE(label(o) + ", BOrth passes " + std::to_string(passes));
+            SCOPED_TRACE(ca_label(o) + ", BOrth passes " + std::to_string(passes));
             const Solve<double> cpu = solve_cpu(a, b, o);
             ASSERT_EQ(cpu.result.status, SolveStatus::converged) << cpu.result.detail;
             expect_twins(solve_gpu(a, b, o), cpu, o);
@@ -252,10 +231,10 @@ TEST(CaGmresGpu, LongCyclesAndLargeStepsMatchTheCpu)
                           Case{&matrix(), 20, 30, CaBasis::newton, TsqrMethod::cholqr2},
                           Case{&matrix(), 30, 30, CaBasis::newton, TsqrMethod::caqr},
                           Case{&matrix(), 64, 128, CaBasis::newton, TsqrMethod::caqr}}) {
-        CaGmresOptions o = options(c.s, c.m, c.basis, c.tsqr);
+        CaGmresOptions o = ca_options(c.s, c.m, c.basis, c.tsqr);
         o.tolerance = 1e-10;
         o.max_iterations = 5000;
-        SCOPED_TRACE(label(o) + ", n = " + std::to_string(c.a->num_rows));
+        SCOPED_TRACE(ca_label(o) + ", n = " + std::to_string(c.a->num_rows));
         const auto b = smooth_rhs<double>(c.a->num_rows);
         const Solve<double> cpu = solve_cpu(*c.a, b, o);
         ASSERT_EQ(cpu.result.status, SolveStatus::converged) << cpu.result.detail;
@@ -287,12 +266,12 @@ TEST(CaGmresGpu, RebuiltHessenbergSatisfiesTheArnoldiRelation)
         {6, 18, CaBasis::newton, {{6.5, 0.0}, {4.0, 2.0}, {4.0, -2.0}, {1.5, 0.0}}, true},
     };
     for (const Case& c : cases) {
-        CaGmresOptions o = options(c.s, c.m, c.basis);
+        CaGmresOptions o = ca_options(c.s, c.m, c.basis);
         o.shifts = c.shifts;
         o.normalize_basis = c.normalize;
         o.tolerance = 1e-14;
         o.max_restarts = 2;
-        SCOPED_TRACE(label(o) + (c.normalize ? ", normalized" : ", raw"));
+        SCOPED_TRACE(ca_label(o) + (c.normalize ? ", normalized" : ", raw"));
         int cycles = 0;
         const detail::CaCycleObserver<double> check =
             [&](const detail::CaCycleSnapshot<double>& snap) {
@@ -325,7 +304,7 @@ TEST(CaGmresGpu, AFailingTsqrFallsBackAndIsReportedAsOnTheCpu)
     const auto b = smooth_rhs<double>(a.num_rows);
     // Monomial basis of 16 vectors: its Gram matrix is beyond 1 / eps, CholQR fails, CAQR redoes
     // the block.
-    CaGmresOptions o = options(16, 32, CaBasis::monomial, TsqrMethod::cholqr);
+    CaGmresOptions o = ca_options(16, 32, CaBasis::monomial, TsqrMethod::cholqr);
     o.tolerance = 1e-8;
     o.max_iterations = 5000;
     o.measure_orthogonality = true;
@@ -365,14 +344,14 @@ TEST(CaGmresGpu, StagnationBreakdownHappyBreakdownAndNonFiniteAreStatuses)
 {
     KBENCH_REQUIRE_GPU();
     for (const int s : {1, 4}) {
-        CaGmresOptions o = options(s, 8, CaBasis::monomial);
+        CaGmresOptions o = ca_options(s, 8, CaBasis::monomial);
         const Solve<double> r = solve_gpu(test::cyclic_shift<double>(64), unit_rhs<double>(64), o,
                                           "cusparse_csr");
         EXPECT_EQ(r.result.status, SolveStatus::stagnation) << r.result.detail;
         EXPECT_EQ(r.result.iterations, 8 * o.stagnation_cycles);
     }
     for (const int s : {1, 5}) {
-        CaGmresOptions o = options(s, 10, CaBasis::monomial);
+        CaGmresOptions o = ca_options(s, 10, CaBasis::monomial);
         const Solve<double> r = solve_gpu(test::nilpotent_shift<double>(5), unit_rhs<double>(5),
                                           o, "cusparse_csr");
         EXPECT_EQ(r.result.status, SolveStatus::breakdown) << r.result.detail;
@@ -380,9 +359,9 @@ TEST(CaGmresGpu, StagnationBreakdownHappyBreakdownAndNonFiniteAreStatuses)
     }
     for (const int s : {1, 5}) {
         for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
-            CaGmresOptions o = options(s, 10, basis);
+            CaGmresOptions o = ca_options(s, 10, basis);
             o.tolerance = 1e-13;
-            SCOPED_TRACE(label(o));
+            SCOPED_TRACE(ca_label(o));
             const Solve<double> r = solve_gpu(test::diagonal_with_distinct_values<double>(2000, 4),
                                               smooth_rhs<double>(2000), o);
             EXPECT_EQ(r.result.status, SolveStatus::converged) << r.result.detail;
@@ -396,7 +375,7 @@ TEST(CaGmresGpu, StagnationBreakdownHappyBreakdownAndNonFiniteAreStatuses)
     }
     const auto big = test::one_per_row<double>(
         2000, [](index_type i) { return i; }, [](index_type i) { return 1e120 * (1 + i % 5); });
-    CaGmresOptions o = options(5, 10, CaBasis::monomial);
+    CaGmresOptions o = ca_options(5, 10, CaBasis::monomial);
     o.normalize_basis = false;
     const Solve<double> r = solve_gpu(big, smooth_rhs<double>(2000), o);
     EXPECT_EQ(r.result.status, SolveStatus::non_finite) << r.result.detail;
@@ -408,7 +387,7 @@ TEST(CaGmresGpu, DetailedPhasesSumToAtMostTheTotal)
     KBENCH_REQUIRE_GPU();
     const Csr<double>& a = matrix();
     const auto b = smooth_rhs<double>(a.num_rows);
-    CaGmresOptions o = options(10, 30, CaBasis::newton, TsqrMethod::cholqr2);
+    CaGmresOptions o = ca_options(10, 30, CaBasis::newton, TsqrMethod::cholqr2);
     o.tolerance = 1e-10;
     const Solve<double> plain = solve_gpu(a, b, o);
     o.detailed = true;
@@ -437,10 +416,10 @@ TEST(CaGmresGpu, TsqrErrorRecordsOfThePaperShapes)
     const Csr<double>& a = matrix();
     const auto b = smooth_rhs<double>(a.num_rows);
     for (const int s : {20, 30}) {
-        CaGmresOptions o = options(s, 30, CaBasis::newton, TsqrMethod::caqr);
+        CaGmresOptions o = ca_options(s, 30, CaBasis::newton, TsqrMethod::caqr);
         o.measure_orthogonality = true;
         o.tolerance = 1e-8;
-        SCOPED_TRACE(label(o));
+        SCOPED_TRACE(ca_label(o));
         const Solve<double> gpu = solve_gpu(a, b, o), cpu = solve_cpu(a, b, o);
         expect_twins(gpu, cpu, o);
         bool saw_ca = false;
@@ -465,7 +444,7 @@ TEST(CaGmresGpu, SinglePrecisionConverges)
     KBENCH_REQUIRE_GPU();
     const Csr<float> a = convection_diffusion(40, 40, 1, 10.0, 5.0, 0.0).cast<float>();
     for (const CaBasis basis : {CaBasis::monomial, CaBasis::newton}) {
-        CaGmresOptions o = options(4, 20, basis, TsqrMethod::cholqr2);
+        CaGmresOptions o = ca_options(4, 20, basis, TsqrMethod::cholqr2);
         o.tolerance = 1e-5;
         const Solve<float> s = solve_gpu(a, smooth_rhs<float>(a.num_rows), o);
         EXPECT_EQ(s.result.status, SolveStatus::converged) << to_string(basis) << ": "
@@ -482,7 +461,7 @@ TEST(CaGmresGpu, TheStreamOverloadAndArgumentErrors)
     spmv::SpmvOperator<double> op(a, spmv::Policy{"auto"}, spmv::machine_figures());
     cuda_stream stream;
     device_buffer<double> db(b), dx(std::vector<double>(b.size(), 0.0));
-    CaGmresOptions o = options(5, 30, CaBasis::newton);
+    CaGmresOptions o = ca_options(5, 30, CaBasis::newton);
     const CaGmresResult r = ca_gmres(op, db.data(), dx.data(), o, stream);
     EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
     EXPECT_LE(r.true_residual, o.tolerance * 1.01);
@@ -492,7 +471,7 @@ TEST(CaGmresGpu, TheStreamOverloadAndArgumentErrors)
     o.s = 0;
     expect_invalid([&] { ca_gmres(op, db.data(), dx.data(), o, stream); },
                                    {"ca_gmres", "s = 0"});
-    o = options(5, 30, CaBasis::newton);
+    o = ca_options(5, 30, CaBasis::newton);
     ortho::GpuHandles no_solver{stream, nullptr, nullptr};
     expect_invalid([&] { ca_gmres(op, db.data(), dx.data(), o, no_solver); },
                                    {"ca_gmres", "handles"});
