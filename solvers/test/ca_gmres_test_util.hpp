@@ -1,11 +1,13 @@
 // Helpers shared by the CA-GMRES tests (test_ca_gmres_cpu.cpp, test_ca_gmres_gpu.cpp): options
-// of one solve, a label for failure messages, and a dense copy of a small CSR matrix.
+// of one solve, a label for failure messages, a dense copy of a small CSR matrix and the check of
+// a cycle's Arnoldi relation.
 #pragma once
 
 #include "matrices/csr.hpp"
 #include "solvers/ca_gmres.hpp"
 
 #include <Eigen/Dense>
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -39,6 +41,24 @@ inline Eigen::MatrixXd dense(const Csr<double>& a)
         for (index_type p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
             d(i, a.col_idx[p]) = a.values[p];
     return d;
+}
+
+/// The cycle's basis V (n x (c + 1)) and rebuilt Hessenberg H ((c + 1) x c) satisfy
+/// A V(:, 0:c-1) = V H to 1e-10 relative, H is upper Hessenberg (exact zeros below the
+/// subdiagonal), and V is orthonormal to 1e-10. A: the dense matrix of the solve.
+inline void expect_arnoldi_relation(const Eigen::MatrixXd& A,
+                                    const detail::CaCycleSnapshot<double>& snap)
+{
+    const int c = snap.columns;
+    const Eigen::Map<const Eigen::MatrixXd> V(snap.V, snap.n, c + 1);
+    const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> H(
+        snap.H, c + 1, c, Eigen::OuterStride<>(snap.ldh));
+    const Eigen::MatrixXd AV = A * V.leftCols(c);
+    EXPECT_LE((AV - V * H).norm() / AV.norm(), 1e-10) << "cycle " << snap.restart;
+    for (int j = 0; j < c; ++j)
+        for (int i = j + 2; i <= c; ++i) EXPECT_EQ(H(i, j), 0.0) << "cycle " << snap.restart;
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(c + 1, c + 1);
+    EXPECT_LE((V.transpose() * V - I).norm(), 1e-10) << "cycle " << snap.restart;
 }
 
 }  // namespace kbench::solvers::test_util

@@ -278,14 +278,7 @@ TEST(CaGmresGpu, RebuiltHessenbergSatisfiesTheArnoldiRelation)
                 ++cycles;
                 ASSERT_EQ(snap.n, a.num_rows);
                 EXPECT_EQ(snap.columns, c.m);
-                const Eigen::Map<const Eigen::MatrixXd> V(snap.V, snap.n, snap.columns + 1);
-                const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> H(
-                    snap.H, snap.columns + 1, snap.columns, Eigen::OuterStride<>(snap.ldh));
-                const Eigen::MatrixXd AV = A * V.leftCols(snap.columns);
-                EXPECT_LE((AV - V * H).norm() / AV.norm(), 1e-10) << "cycle " << snap.restart;
-                const Eigen::MatrixXd I =
-                    Eigen::MatrixXd::Identity(snap.columns + 1, snap.columns + 1);
-                EXPECT_LE((V.transpose() * V - I).norm(), 1e-10) << "cycle " << snap.restart;
+                test_util::expect_arnoldi_relation(A, snap);
             };
         const Solve<double> gpu = solve_gpu(a, b, o, "auto", &check);
         EXPECT_EQ(cycles, 2);
