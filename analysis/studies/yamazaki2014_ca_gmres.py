@@ -61,6 +61,12 @@ def status_note(e: Dict[str, Any]) -> str:
     return "" if s == "converged" else f" ({s})"
 
 
+def gmres_reference(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[str, Any]]:
+    """The GMRES(m) CGS2 entry of `matrix`: the baseline of every speedup and normalization."""
+    return next((e for e in rows if e.get("matrix") == matrix and e.get("method") == "gmres"
+                 and e.get("orth") == "cgs2"), None)
+
+
 def best_ca(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[str, Any]]:
     """The CA-GMRES entry of s > 1 with the shortest time per restart."""
     ca = [e for e in rows if e.get("matrix") == matrix and e.get("method") == "ca_gmres"
@@ -194,11 +200,8 @@ def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
                                      f"GMRES on {gpu_title(res.context)} (1 GPU)")
     body = []
     for m in matrices(rows):
-        mine = [e for e in rows if e.get("matrix") == m]
-        ref = next((e for e in mine if e.get("method") == "gmres" and e.get("orth") == "cgs2"),
-                   None)
-        base = num(ref, "per_restart_seconds")
-        for e in mine:
+        base = num(gmres_reference(rows, m), "per_restart_seconds")
+        for e in (r for r in rows if r.get("matrix") == m):
             body.append([m, e.get("label", NA) + status_note(e),
                          fmt(num(e, "per_restart_seconds") / base),
                          fmt(num(e, "spmv_seconds") / base), fmt(num(e, "orth_seconds") / base)])
@@ -209,9 +212,7 @@ def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
         fig, ax = new_figure(1, 1, figsize=(9, 5))
         ms_list = matrices(rows)
         for i, m in enumerate(ms_list):
-            mine = [e for e in rows if e.get("matrix") == m]
-            ref = next((e for e in mine if e.get("method") == "gmres"
-                        and e.get("orth") == "cgs2"), None)
+            ref = gmres_reference(rows, m)
             b = best_ca(rows, m)
             base = num(ref, "per_restart_seconds")
             for j, (e, label) in enumerate(((ref, "GMRES CGS2"), (b, "best CA-GMRES"))):
