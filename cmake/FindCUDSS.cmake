@@ -13,38 +13,12 @@
 # Defines CUDSS_FOUND, CUDSS_INCLUDE_DIR, CUDSS_LIBRARY, CUDSS_VERSION and the imported target
 # cudss::cudss (linking it also links cuBLAS and NVRTC, which libcudss needs).
 
-set(_cudss_hints)
-foreach(_root "${CUDSS_ROOT}" "$ENV{CUDSS_ROOT}")
-  if(_root)
-    list(APPEND _cudss_hints "${_root}")
-  endif()
-endforeach()
-
 set(_cudss_major 13)
 if(CUDAToolkit_VERSION_MAJOR)
   set(_cudss_major ${CUDAToolkit_VERSION_MAJOR})
 endif()
-set(_cudss_pythons)
-foreach(_py "${CUDSS_PYTHON}" "${KBENCH_PYTHON}")
-  if(_py)
-    list(APPEND _cudss_pythons "${_py}")
-  endif()
-endforeach()
-find_program(_cudss_path_python NAMES python3 NO_CACHE)
-if(_cudss_path_python)
-  list(APPEND _cudss_pythons "${_cudss_path_python}")
-endif()
-list(REMOVE_DUPLICATES _cudss_pythons)
-foreach(_py IN LISTS _cudss_pythons)
-  execute_process(
-    COMMAND "${_py}" -c "import nvidia; print(';'.join(nvidia.__path__))"
-    RESULT_VARIABLE _rc OUTPUT_VARIABLE _dirs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(_rc EQUAL 0 AND _dirs)
-    foreach(_d IN LISTS _dirs)
-      list(APPEND _cudss_hints "${_d}/cu${_cudss_major}" "${_d}/cudss")
-    endforeach()
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/WheelHints.cmake)
+kbench_wheel_hints(_cudss_hints CUDSS cu${_cudss_major} cudss)
 
 find_path(CUDSS_INCLUDE_DIR cudss.h HINTS ${_cudss_hints} PATH_SUFFIXES include)
 find_library(CUDSS_LIBRARY NAMES cudss libcudss.so.1 libcudss.so.0

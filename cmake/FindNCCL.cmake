@@ -15,34 +15,8 @@
 # Defines NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION and the imported target
 # nccl::nccl.
 
-set(_nccl_hints)
-foreach(_root "${NCCL_ROOT}" "$ENV{NCCL_ROOT}")
-  if(_root)
-    list(APPEND _nccl_hints "${_root}")
-  endif()
-endforeach()
-
-set(_nccl_pythons)
-foreach(_py "${NCCL_PYTHON}" "${KBENCH_PYTHON}")
-  if(_py)
-    list(APPEND _nccl_pythons "${_py}")
-  endif()
-endforeach()
-find_program(_nccl_path_python NAMES python3 NO_CACHE)
-if(_nccl_path_python)
-  list(APPEND _nccl_pythons "${_nccl_path_python}")
-endif()
-list(REMOVE_DUPLICATES _nccl_pythons)
-foreach(_py IN LISTS _nccl_pythons)
-  execute_process(
-    COMMAND "${_py}" -c "import nvidia; print(';'.join(nvidia.__path__))"
-    RESULT_VARIABLE _rc OUTPUT_VARIABLE _dirs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(_rc EQUAL 0 AND _dirs)
-    foreach(_d IN LISTS _dirs)
-      list(APPEND _nccl_hints "${_d}/nccl")
-    endforeach()
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/WheelHints.cmake)
+kbench_wheel_hints(_nccl_hints NCCL nccl)
 
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include)
 # The library beside the header found (a wheel's header with a system library, or the reverse,
