@@ -55,12 +55,14 @@ PaperSetup paper_setup(const std::string& stands_for)
     return {};
 }
 
-std::vector<double> random_rhs(std::int64_t n)
+/// b of the balanced system D_r A D_c y = D_r b: uniform [-1, 1) values (fixed seed) times the
+/// row scales D_r of the balancing.
+std::vector<double> balanced_rhs(const std::vector<double>& row_scale)
 {
     std::mt19937_64 gen(rhs_seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<double> b(static_cast<std::size_t>(n));
-    for (double& v : b) v = u(gen);
+    std::vector<double> b(row_scale.size());
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = u(gen) * row_scale[i];
     return b;
 }
 
@@ -138,9 +140,7 @@ void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions
     const PaperSetup p = paper_setup(entry.stands_for);
     const int m = p.m;
     const sv::Balanced<double> bal = sv::balance(a);
-    std::vector<double> b = random_rhs(a.num_rows);
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] *= bal.row_scale[i];
-    System sys(bal.matrix, b);
+    System sys(bal.matrix, balanced_rhs(bal.row_scale));
     const int reps = std::max(1, std::min(options.repetitions, 2));
     const double spmv_seconds = time_events(
         [&](cudaStream_t s) { sys.op.apply(1.0, sys.b.data(), 0.0, sys.x.data(), s); },
@@ -324,9 +324,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         const sv::Balanced<double> bal = sv::balance(a);
-        std::vector<double> b = random_rhs(a.num_rows);
-        for (std::size_t i = 0; i < b.size(); ++i) b[i] *= bal.row_scale[i];
-        System sys(bal.matrix, b);
+        System sys(bal.matrix, balanced_rhs(bal.row_scale));
         const std::vector<TsqrMethod> methods{TsqrMethod::mgs,     TsqrMethod::cgs,
                                               TsqrMethod::cgs2,    TsqrMethod::cholqr,
                                               TsqrMethod::cholqr2, TsqrMethod::svqr,
