@@ -135,8 +135,8 @@ endif()
 # Optional: the distributed layer of multi-GPU GMRES / CA-GMRES (solvers/distributed/; one MPI
 # rank per GPU, yamazaki2014 Sec. IV, zianekhodja2014 Sec. 4). Without MPI it is left out with
 # its tests (KBENCH_HAVE_MPI); without NCCL only its host-staged transport is built
-# (KBENCH_HAVE_NCCL). MPI: Debian libopenmpi-dev (OpenMPI, with mpirun from openmpi-bin), only
-# its C API is used.
+# (KBENCH_HAVE_NCCL), without Zoltan no hypergraph partitioning (KBENCH_HAVE_ZOLTAN). MPI:
+# Debian libopenmpi-dev (OpenMPI, with mpirun from openmpi-bin), only its C API is used.
 set(MPI_CXX_SKIP_MPICXX ON CACHE BOOL "Skip the MPI C++ bindings (kbench uses the C API)")
 set(MPI_DETERMINE_LIBRARY_VERSION ON)  # MPI_CXX_LIBRARY_VERSION_STRING: which MPI (OpenMPI?)
 find_package(MPI COMPONENTS CXX QUIET)
@@ -160,9 +160,23 @@ if(MPI_CXX_FOUND)
     message(STATUS "kbench: NCCL not found: pip install nvidia-nccl-cu13 or -DNCCL_ROOT=...; the "
                    "distributed layer has only its host-staged (MPI) transport")
   endif()
+  # Zoltan: the parallel hypergraph partitioning of zianekhodja2014 Sec. 6.2
+  # (solvers/distributed/hypergraph_partition.hpp; cmake/FindZoltan.cmake, KBENCH_HAVE_ZOLTAN).
+  find_package(Zoltan QUIET)
+  if(Zoltan_FOUND)
+    set(KBENCH_HAVE_ZOLTAN ON)
+    message(STATUS "kbench: Zoltan ${Zoltan_VERSION} at ${ZOLTAN_LIBRARY}: the hypergraph "
+                   "partitioning is built")
+  else()
+    set(KBENCH_HAVE_ZOLTAN OFF)
+    message(STATUS "kbench: Zoltan not found: install the Debian package "
+                   "'libtrilinos-zoltan-dev' or pass -DZOLTAN_ROOT=DIR; the hypergraph "
+                   "partitioning is skipped")
+  endif()
 else()
   set(KBENCH_HAVE_MPI OFF)
   set(KBENCH_HAVE_NCCL OFF)
+  set(KBENCH_HAVE_ZOLTAN OFF)
   message(STATUS "kbench: MPI not found: install the Debian package 'libopenmpi-dev'; the "
                  "distributed layer (solvers/distributed) and its tests are skipped")
 endif()

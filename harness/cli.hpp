@@ -19,5 +19,7 @@ void add_reproduce_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
+/// `kbench dist gmres` (cli_dist.cpp), built only with MPI (KBENCH_HAVE_MPI).
+void add_dist_command(CLI::App& app);
 
 }  // namespace kbench::harness

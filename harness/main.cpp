@@ -56,6 +56,9 @@ int main(int argc, char** argv)
         add_profile_command(app);
         add_matrix_command(app);
         add_solve_command(app);
+#ifdef KBENCH_HAVE_MPI
+        add_dist_command(app);
+#endif
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {

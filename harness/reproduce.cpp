@@ -1,4 +1,5 @@
 #include "harness/reproduce.hpp"
+#include "harness/mpi_launch.hpp"
 
 #include "harness/process.hpp"
 #include "harness/registry.hpp"
@@ -88,7 +89,7 @@ MachineFacts probe_machine_facts()
         facts.gpus = cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
     }
     facts.nsight_compute = on_path("ncu");
-    facts.mpi = false;  // no MPI build of kbench yet
+    facts.mpi = !mpi_launcher().empty();  // built with MPI and a launcher
     return facts;
 }
 

@@ -145,7 +145,7 @@ std::string unmet_need(const StudyNeeds& needs, const MachineFacts& facts)
     if (needs.nsight_compute && !facts.nsight_compute) {
         return "needs Nsight Compute, no 'ncu' on PATH";
     }
-    if (needs.mpi && !facts.mpi) return "needs MPI, kbench was built without it";
+    if (needs.mpi && !facts.mpi) return "needs MPI, kbench was built without it (install libopenmpi-dev and re-run CMake)";
     return {};
 }
 

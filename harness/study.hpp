@@ -20,7 +20,7 @@ namespace kbench::harness {
 struct StudyNeeds {
     int gpus = 1;                 // CUDA devices (>= 0; 0: runs on the CPU alone)
     bool nsight_compute = false;  // `ncu` on PATH
-    bool mpi = false;             // an MPI launch (kbench has no MPI build yet)
+    bool mpi = false;             // MPI launches of `kbench dist` workers (mpiexec)
 };
 
 /// What a runner gets for one run of its reproduction.
@@ -85,7 +85,7 @@ struct MachineFacts {
     std::string gpu_unavailable;  // gpu_unavailable_reason(): empty when a GPU can be used
     int gpus = 0;                 // cudaGetDeviceCount (0 without a usable GPU)
     bool nsight_compute = false;  // `ncu` found on PATH
-    bool mpi = false;             // kbench built with MPI (never yet)
+    bool mpi = false;             // kbench built with MPI and a launcher (mpi_launcher())
 };
 
 /// Why `facts` do not meet `needs`, as one line ("" when they do). Without a usable GPU the

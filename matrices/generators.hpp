@@ -74,9 +74,32 @@ enum class ReplicationLayout {
 /// Columns are sorted within each row with no duplicates. Diagonal blocks are copies of A and
 /// the gap copies couple them weakly (e.g. the 2D 5-point Laplacian stays weakly diagonally
 /// dominant); nonsingularity is not guaranteed for every seed.
+/// replicate(a, t, layout) is replicate_rows(a, t, layout, 0, replicated_rows(a, t)).
 /// Throws std::invalid_argument when A is not square, empty or invalid (see validate()),
 /// target_rows < 1, or N or nnz overflows index_type.
 Csr<double> replicate(const Csr<double>& a, index_type target_rows, ReplicationLayout layout);
+
+/// N, the number of rows (= columns) of replicate(a, target_rows, ...): ceil(target_rows / n) * n
+/// for the n x n seed a (the same for both layouts). O(nnz(a)) (the seed is validated).
+/// Throws std::invalid_argument as replicate: a not square, empty or invalid ("seed matrix"),
+/// target_rows < 1 ("target_rows"), or N overflowing index_type.
+index_type replicated_rows(const Csr<double>& a, index_type target_rows);
+
+/// Rows [row_begin, row_end) of replicate(a, target_rows, layout), as a
+/// (row_end - row_begin) x N CSR matrix with global column indices (N = replicated_rows(a,
+/// target_rows)): row i of the result is row row_begin + i of the whole matrix, identical
+/// entries in the same order. This is how every rank of zianekhodja2014 Sec. 5.2 (formulas 7-8,
+/// Fig. 4) builds its own block of a 25M-row matrix: the whole matrix is never formed.
+/// Cost: O(nnz(a)) for the seed's checks and half-bandwidth, then O(rows of the range + their
+/// nnz) time and memory (a counting pass, O(log) per row, then one filling pass).
+/// An empty range (row_begin == row_end) gives a 0 x N matrix.
+/// Only the block's nnz must fit index_type (not the whole matrix's): a block with more than
+/// 2^31 - 1 nonzeros throws, before anything is allocated, naming its row range.
+/// Throws std::invalid_argument as replicated_rows, for an unknown layout, for row_begin outside
+/// [0, N] ("row_begin"), row_end outside [row_begin, N] ("row_end"), or the block's nnz
+/// overflowing index_type.
+Csr<double> replicate_rows(const Csr<double>& a, index_type target_rows, ReplicationLayout layout,
+                           index_type row_begin, index_type row_end);
 
 // ---- Random matrices (matrices/random_matrices.cpp) ------------------------------------------
 // Deterministic for a seed: every row draws from its own splitmix64 stream (seeded from the seed

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kbench {
@@ -44,68 +45,116 @@ Range columns_in(const Csr<double>& a, index_type i, index_type lo, index_type h
             static_cast<index_type>(l - a.col_idx.data())};
 }
 
-}  // namespace
+/// The shape of the replicated matrix: K blocks of n rows, gap-copy size m, far-band offset d.
+struct Geometry {
+    index_type n = 0;       // seed rows
+    index_type blocks = 0;  // K
+    index_type rows = 0;    // N = K * n
+    index_type m = 0;       // gap-copy size min(w, n)
+    index_type d = 0;       // far-band block offset; blocks for the diagonal layout (no far band)
+};
 
-Csr<double> replicate(const Csr<double>& a, index_type target_rows, ReplicationLayout layout)
+/// Checks the seed and target_rows (errors prefixed by `fn`) and computes N, K and m.
+Geometry geometry(const Csr<double>& a, index_type target_rows, const char* fn)
 {
     if (a.num_rows < 1 || a.num_rows != a.num_cols) {
         throw std::invalid_argument(fmt::format(
-            "replicate: the seed matrix is {} x {}, expected a non-empty square matrix",
-            a.num_rows, a.num_cols));
+            "{}: the seed matrix is {} x {}, expected a non-empty square matrix", fn, a.num_rows,
+            a.num_cols));
     }
     if (target_rows < 1) {
         throw std::invalid_argument(
-            fmt::format("replicate: target_rows = {}, expected >= 1", target_rows));
+            fmt::format("{}: target_rows = {}, expected >= 1", fn, target_rows));
     }
-    if (layout != ReplicationLayout::diagonal && layout != ReplicationLayout::five_band) {
-        throw std::invalid_argument("replicate: unknown ReplicationLayout value");
-    }
-    validate(a, "replicate: seed matrix");
+    validate(a, std::string(fn) + ": seed matrix");
     const index_type n = a.num_rows;
     const std::int64_t blocks64 = (static_cast<std::int64_t>(target_rows) + n - 1) / n;
     const std::int64_t rows64 = blocks64 * n;
     if (rows64 > index_max) {
         throw std::invalid_argument(fmt::format(
-            "replicate: {} copies of a {}-row matrix make {} rows, which overflow the 32-bit "
-            "index type (max {})",
-            blocks64, n, rows64, index_max));
+            "{}: {} copies of a {}-row matrix make {} rows, which overflow the 32-bit index "
+            "type (max {})",
+            fn, blocks64, n, rows64, index_max));
     }
-    const index_type blocks = static_cast<index_type>(blocks64);
-    const index_type m = std::min(half_bandwidth(a), n);  // gap-copy size
-    // Far-band block offset (five_band only); no far copies when blocks <= d.
-    const index_type d =
-        layout == ReplicationLayout::five_band ? std::max<index_type>(2, blocks / 2) : blocks;
-    constexpr double far_scale = 0.5;
+    Geometry g;
+    g.n = n;
+    g.blocks = static_cast<index_type>(blocks64);
+    g.rows = static_cast<index_type>(rows64);
+    g.m = std::min(half_bandwidth(a), n);
+    g.d = g.blocks;
+    return g;
+}
 
-    // Per local row: entries of the lower gap copy (rows i < m, columns i < j < m) and of the
-    // upper gap copy (rows i = n - m + r, columns j < r of seed row r).
-    std::vector<index_type> lower_len(static_cast<std::size_t>(n), 0);
-    std::vector<index_type> upper_len(static_cast<std::size_t>(n), 0);
-    for (index_type i = 0; i < m; ++i) {
-        lower_len[i] = columns_in(a, i, i + 1, m).size();
-        upper_len[n - m + i] = columns_in(a, i, 0, i).size();
+constexpr double far_scale = 0.5;  // far-band copies (five_band), see replicate()
+
+/// Calls emit(src, col_shift, scale) for every piece of row i of block b (global row b*n + i),
+/// left to right (columns increase): far-left block (b - d), lower gap copy (end of block
+/// b - 1), diagonal block b, upper gap copy (start of block b + 1), far-right block (b + d).
+/// d >= 2 keeps the far blocks clear of the gap copies. Each piece is a range of seed entries
+/// with its column shift.
+template <typename Emit>
+void row_pieces(const Csr<double>& a, const Geometry& g, index_type b, index_type i, Emit&& emit)
+{
+    const index_type off = b * g.n;  // fits: b * n < N <= index_max
+    const Range whole{a.row_ptr[i], a.row_ptr[i + 1]};
+    if (b >= g.d) emit(whole, off - g.d * g.n, far_scale);
+    if (b > 0 && i < g.m) emit(columns_in(a, i, i + 1, g.m), off - g.m, 1.0);
+    emit(whole, off, 1.0);
+    if (b + 1 < g.blocks && i >= g.n - g.m) {
+        const index_type r = i - (g.n - g.m);  // seed row of the upper gap copy
+        emit(columns_in(a, r, 0, r), off + g.n, 1.0);
     }
-    // Count rows block by block (64-bit) before allocating.
-    std::int64_t nnz64 = 0;
-    for (index_type b = 0; b < blocks; ++b) {
-        const bool has_lower = b > 0, has_upper = b + 1 < blocks;
-        const int far = (b >= d ? 1 : 0) + (static_cast<std::int64_t>(b) + d < blocks ? 1 : 0);
-        for (index_type i = 0; i < n; ++i) {
-            const index_type len = a.row_ptr[i + 1] - a.row_ptr[i];
-            nnz64 += static_cast<std::int64_t>(len) * (1 + far) +
-                     (has_lower ? lower_len[i] : 0) + (has_upper ? upper_len[i] : 0);
+    if (static_cast<std::int64_t>(b) + g.d < g.blocks) emit(whole, off + g.d * g.n, far_scale);
+}
+
+/// Calls f(b, i) for the global rows row_begin..row_end-1 in order (row = b*n + i).
+template <typename F>
+void for_rows(const Geometry& g, index_type row_begin, index_type row_end, F&& f)
+{
+    index_type b = row_begin / g.n, i = row_begin % g.n;
+    for (index_type row = row_begin; row < row_end; ++row) {
+        f(b, i);
+        if (++i == g.n) {
+            i = 0;
+            ++b;
         }
+    }
+}
+
+/// Rows [row_begin, row_end) of the replicated matrix; errors prefixed by `fn`.
+Csr<double> build_rows(const Csr<double>& a, index_type target_rows, ReplicationLayout layout,
+                       index_type row_begin, index_type row_end, const char* fn)
+{
+    Geometry g = geometry(a, target_rows, fn);
+    if (layout != ReplicationLayout::diagonal && layout != ReplicationLayout::five_band) {
+        throw std::invalid_argument(fmt::format("{}: unknown ReplicationLayout value", fn));
+    }
+    if (layout == ReplicationLayout::five_band) g.d = std::max<index_type>(2, g.blocks / 2);
+    if (row_begin < 0 || row_begin > g.rows) {
+        throw std::invalid_argument(fmt::format(
+            "{}: row_begin = {}, expected in [0, N = {}]", fn, row_begin, g.rows));
+    }
+    if (row_end < row_begin || row_end > g.rows) {
+        throw std::invalid_argument(fmt::format("{}: row_end = {}, expected in [row_begin = {}, "
+                                                "N = {}]",
+                                                fn, row_end, row_begin, g.rows));
+    }
+    // Count the block's entries (64-bit) before allocating anything.
+    std::int64_t nnz64 = 0;
+    for_rows(g, row_begin, row_end, [&](index_type b, index_type i) {
+        row_pieces(a, g, b, i, [&](Range src, index_type, double) { nnz64 += src.size(); });
         if (nnz64 > index_max) {
             throw std::invalid_argument(fmt::format(
-                "replicate: the replicated matrix ({} rows) has more than {} nonzeros, which "
-                "overflow the 32-bit index type",
-                rows64, index_max));
+                "{}: rows [{}, {}) of the replicated matrix ({} rows) hold more than {} "
+                "nonzeros, which overflow the 32-bit index type; build it in smaller row ranges",
+                fn, row_begin, row_end, g.rows, index_max));
         }
-    }
+    });
 
     Csr<double> r;
-    r.num_rows = r.num_cols = static_cast<index_type>(rows64);
-    r.row_ptr.assign(static_cast<std::size_t>(rows64) + 1, 0);
+    r.num_rows = row_end - row_begin;
+    r.num_cols = g.rows;
+    r.row_ptr.assign(static_cast<std::size_t>(r.num_rows) + 1, 0);
     r.col_idx.resize(static_cast<std::size_t>(nnz64));
     r.values.resize(static_cast<std::size_t>(nnz64));
     index_type k = 0;
@@ -115,24 +164,32 @@ Csr<double> replicate(const Csr<double>& a, index_type target_rows, ReplicationL
             r.values[k++] = a.values[s] * scale;
         }
     };
-    for (index_type b = 0; b < blocks; ++b) {
-        const index_type off = b * n;  // fits: b * n < rows64 <= index_max
-        for (index_type i = 0; i < n; ++i) {
-            const Range row{a.row_ptr[i], a.row_ptr[i + 1]};
-            // Columns increase from left to right: far-left block (b - d), lower gap copy (end
-            // of block b - 1), diagonal block b, upper gap copy (start of block b + 1),
-            // far-right block (b + d). d >= 2 keeps the far blocks clear of the gap copies.
-            if (b >= d) copy(row, off - d * n, far_scale);
-            if (b > 0 && i < m) copy(columns_in(a, i, i + 1, m), off - m, 1.0);
-            copy(row, off, 1.0);
-            if (b + 1 < blocks && i >= n - m) {
-                copy(columns_in(a, i - (n - m), 0, i - (n - m)), off + n, 1.0);
-            }
-            if (static_cast<std::int64_t>(b) + d < blocks) copy(row, off + d * n, far_scale);
-            r.row_ptr[static_cast<std::size_t>(off) + i + 1] = k;
-        }
-    }
+    std::size_t out_row = 0;
+    for_rows(g, row_begin, row_end, [&](index_type b, index_type i) {
+        row_pieces(a, g, b, i, copy);
+        r.row_ptr[++out_row] = k;
+    });
     return r;
+}
+
+}  // namespace
+
+index_type replicated_rows(const Csr<double>& a, index_type target_rows)
+{
+    return geometry(a, target_rows, "replicated_rows").rows;
+}
+
+Csr<double> replicate_rows(const Csr<double>& a, index_type target_rows, ReplicationLayout layout,
+                           index_type row_begin, index_type row_end)
+{
+    return build_rows(a, target_rows, layout, row_begin, row_end, "replicate_rows");
+}
+
+Csr<double> replicate(const Csr<double>& a, index_type target_rows, ReplicationLayout layout)
+{
+    // One extra check of the seed (O(nnz(a))) to learn N; negligible against the N-row result.
+    return build_rows(a, target_rows, layout, 0, geometry(a, target_rows, "replicate").rows,
+                      "replicate");
 }
 
 }  // namespace kbench

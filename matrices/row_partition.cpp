@@ -243,12 +243,126 @@ index_type ghost_union_size(const std::vector<MpkIndexSets>& sets, index_type n)
     return static_cast<index_type>(std::count(ghost.begin(), ghost.end(), char{1}));
 }
 
+void validate_offsets(index_type n, const std::vector<index_type>& offsets)
+{
+    if (offsets.size() < 2)
+        fail("offsets: " + std::to_string(offsets.size()) +
+             " entries, expected P + 1 >= 2 (rank d owns [offsets[d], offsets[d+1]))");
+    if (offsets.front() != 0 || offsets.back() != n)
+        fail("offsets: runs from " + std::to_string(offsets.front()) + " to " +
+             std::to_string(offsets.back()) + ", expected 0 to n = " + std::to_string(n));
+    for (std::size_t d = 0; d + 1 < offsets.size(); ++d)
+        if (offsets[d + 1] < offsets[d])
+            fail("offsets[" + std::to_string(d + 1) + "] = " + std::to_string(offsets[d + 1]) +
+                 " < offsets[" + std::to_string(d) + "] = " + std::to_string(offsets[d]) +
+                 ", expected non-decreasing");
+}
+
+std::vector<int> parts_from_offsets(const std::vector<index_type>& offsets)
+{
+    validate_offsets(offsets.empty() ? 0 : offsets.back(), offsets);
+    std::vector<int> part(static_cast<std::size_t>(offsets.back()));
+    for (std::size_t d = 0; d + 1 < offsets.size(); ++d)
+        std::fill(part.begin() + offsets[d], part.begin() + offsets[d + 1], static_cast<int>(d));
+    return part;
+}
+
+std::vector<index_type> part_offsets(const std::vector<int>& part, int num_parts)
+{
+    validate_partition(static_cast<index_type>(part.size()), part, num_parts);
+    std::vector<index_type> offsets(static_cast<std::size_t>(num_parts) + 1, 0);
+    for (const int p : part) ++offsets[static_cast<std::size_t>(p) + 1];
+    for (std::size_t d = 1; d < offsets.size(); ++d) offsets[d] += offsets[d - 1];
+    return offsets;
+}
+
+namespace {
+
+SpmvCommVolume empty_volume(int num_ranks)
+{
+    SpmvCommVolume v;
+    v.words_received.assign(static_cast<std::size_t>(num_ranks), 0);
+    v.words_sent.assign(static_cast<std::size_t>(num_ranks), 0);
+    v.messages_received.assign(static_cast<std::size_t>(num_ranks), 0);
+    v.messages_sent.assign(static_cast<std::size_t>(num_ranks), 0);
+    return v;
+}
+
+/// Rank d receives `words` entries from rank p in one message.
+void add_transfer(SpmvCommVolume& v, int d, int p, std::int64_t words)
+{
+    if (words <= 0) return;
+    v.words_received[static_cast<std::size_t>(d)] += words;
+    v.words_sent[static_cast<std::size_t>(p)] += words;
+    ++v.messages_received[static_cast<std::size_t>(d)];
+    ++v.messages_sent[static_cast<std::size_t>(p)];
+    v.total_words += words;
+    ++v.total_messages;
+}
+
+}  // namespace
+
+SpmvCommVolume comm_volume(const HaloPlan& plan)
+{
+    if (plan.num_parts < 1 || plan.recv.size() != static_cast<std::size_t>(plan.num_parts))
+        fail("plan: " + std::to_string(plan.num_parts) + " parts and " +
+             std::to_string(plan.recv.size()) + " receive lists, expected num_parts >= 1 of each");
+    SpmvCommVolume v = empty_volume(plan.num_parts);
+    for (int d = 0; d < plan.num_parts; ++d)
+        for (int p = 0; p < plan.num_parts; ++p)
+            if (p != d) add_transfer(v, d, p, plan.count(d, p));
+    return v;
+}
+
+template <typename T>
+SpmvCommVolume bandwidth_comm_volume(const Csr<T>& a, const std::vector<index_type>& offsets)
+{
+    check_square(a);
+    validate_offsets(a.num_rows, offsets);
+    const int num_ranks = static_cast<int>(offsets.size() - 1);
+    // The rank owning column c (the last d with offsets[d] <= c skips empty blocks).
+    auto owner = [&](index_type c) {
+        return static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), c) -
+                                offsets.begin()) - 1;
+    };
+    SpmvCommVolume v = empty_volume(num_ranks);
+    for (int d = 0; d < num_ranks; ++d) {
+        // Window [lo, hi]: smallest and largest column of d's rows (columns sorted per row).
+        index_type lo = a.num_cols, hi = -1;
+        for (index_type r = offsets[d]; r < offsets[d + 1]; ++r)
+            if (a.row_ptr[r] < a.row_ptr[r + 1]) {
+                lo = std::min(lo, a.col_idx[a.row_ptr[r]]);
+                hi = std::max(hi, a.col_idx[a.row_ptr[r + 1] - 1]);
+            }
+        if (hi < 0) continue;  // no rows or no nonzeros: nothing to receive
+        for (int p = owner(lo); p <= owner(hi); ++p)
+            if (p != d)  // entries of p's block inside the window (<= 0 for an empty block)
+                add_transfer(v, d, p,
+                             static_cast<std::int64_t>(std::min(hi + 1, offsets[p + 1])) -
+                                 std::max(lo, offsets[p]));
+    }
+    return v;
+}
+
+template <typename T>
+SpmvCommVolume compressed_comm_volume(const Csr<T>& a, const std::vector<index_type>& offsets)
+{
+    check_square(a);
+    validate_offsets(a.num_rows, offsets);
+    const int num_ranks = static_cast<int>(offsets.size() - 1);
+    return comm_volume(halo_plan(a, parts_from_offsets(offsets), num_ranks, 1));
+}
+
 #define KBENCH_INSTANTIATE(T)                                                                    \
     template std::vector<MpkIndexSets> mpk_index_sets<T>(const Csr<T>&, const std::vector<int>&, \
-                                                         int, int);                             \
+                                                         int, int);                              \
     template HaloPlan halo_plan<T>(const Csr<T>&, const std::vector<int>&, int, int);            \
     template std::vector<MpkPartCounts> mpk_part_counts<T>(                                      \
-        const Csr<T>&, const std::vector<MpkIndexSets>&, const HaloPlan&);
+        const Csr<T>&, const std::vector<MpkIndexSets>&, const HaloPlan&);                       \
+    template SpmvCommVolume bandwidth_comm_volume<T>(const Csr<T>&,                              \
+                                                     const std::vector<index_type>&);            \
+    template SpmvCommVolume compressed_comm_volume<T>(const Csr<T>&,                             \
+                                                      const std::vector<index_type>&);
 KBENCH_INSTANTIATE(float)
 KBENCH_INSTANTIATE(double)
 #undef KBENCH_INSTANTIATE

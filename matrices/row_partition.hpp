@@ -18,6 +18,8 @@
 //  * delta^(d,k:s) = union_{l=k..s} delta^(d,l) = i^(d,k) \ i^(d,s+1), the k-th boundary set;
 //    delta^(d,1:s) = all ghost rows of d, whose v_1 entries the setup of Fig. 4 communicates.
 //  * Every set is a sorted std::vector<index_type> of global row indices, no duplicates.
+// The halo volume of one SpMV under the two schemes of zianekhodja2014 (the bandwidth window of
+// Sec. 5.1 and the compressed halo of Sec. 6.1) on contiguous row blocks is at the end.
 // Bad input throws std::invalid_argument naming the parameter, its value and what was expected.
 #pragma once
 
@@ -108,5 +110,60 @@ std::vector<MpkPartCounts> mpk_part_counts(const Csr<T>& a, const std::vector<Mp
 /// |union over d of delta^(d,1:s)|: distinct rows some part needs as ghosts (the gather term of
 /// yamazaki2014 Fig. 7).
 index_type ghost_union_size(const std::vector<MpkIndexSets>& sets, index_type n);
+
+// ---- Halo volume of one SpMV on contiguous row blocks (zianekhodja2014 Secs. 5.1, 6.1, 6.2) ----
+// Rank d owns rows [offsets[d], offsets[d+1]) and the same entries of every vector; offsets has
+// P + 1 entries, offsets[0] = 0, non-decreasing (empty blocks allowed), offsets[P] = n. The
+// counts are words (vector entries) per SpMV; models/gmres_comm_model.hpp prices them.
+
+/// Words and messages of one SpMV's halo exchange under one scheme, per rank d = 0..P-1.
+struct SpmvCommVolume {
+    std::vector<std::int64_t> words_received;  // [d]: entries of x rank d receives
+    std::vector<std::int64_t> words_sent;      // [d]: entries d sends (one sent to 2 ranks: 2)
+    std::vector<int> messages_received;        // [d]: ranks d receives from (one message each)
+    std::vector<int> messages_sent;            // [d]: ranks d sends to
+    /// sum_d words_received[d] = sum_d words_sent[d]: the "total communication volume" of
+    /// zianekhodja2014 Table 9 (entries exchanged between all ranks, per SpMV).
+    std::int64_t total_words = 0;
+    std::int64_t total_messages = 0;  // sum_d messages_received[d]
+    int num_ranks() const { return static_cast<int>(words_received.size()); }
+};
+
+/// Checks block offsets for n rows (see above). Throws std::invalid_argument naming "offsets".
+void validate_offsets(index_type n, const std::vector<index_type>& offsets);
+
+/// The part id of every row of contiguous blocks: part[r] = d for r in [offsets[d],
+/// offsets[d+1]); n = offsets.back() entries. Throws as validate_offsets.
+std::vector<int> parts_from_offsets(const std::vector<index_type>& offsets);
+
+/// The offsets of a partition after renumbering the rows part by part
+/// (permutation_from_parts, matrices/reorder.hpp): offsets[d+1] - offsets[d] = rows of part d.
+/// Throws std::invalid_argument as validate_partition ("part", "num_parts").
+std::vector<index_type> part_offsets(const std::vector<int>& part, int num_parts);
+
+/// The volume of a halo plan: words_received[d] = plan.received(d), words_sent[p] =
+/// plan.sent(p), messages = plan.neighbours(d) and the ranks each p sends to. For the s = 1
+/// plan of any partition (contiguous or not) this is the compressed scheme's volume; for s > 1,
+/// that of the MPK setup. O(P^2).
+SpmvCommVolume comm_volume(const HaloPlan& plan);
+
+/// The bandwidth ("row-by-row") scheme of zianekhodja2014 Sec. 5.1, formula 4: rank d receives
+/// every index of the window [lo_d, hi_d] (smallest and largest column of its rows) that it does
+/// not own, from the ranks owning them, whether its rows use it or not. When the own rows lie
+/// inside the window, words_received[d] = S_d = bw_d - n_d with bw_d = hi_d - lo_d + 1 and
+/// n_d = offsets[d+1] - offsets[d]; a block with no rows or no nonzeros receives nothing.
+/// A: square n x n CSR (only the pattern is read). O(n + nnz + sum of the windows' owners).
+/// Throws std::invalid_argument for a non-square or invalid A ("a") or bad offsets ("offsets").
+template <typename T>
+SpmvCommVolume bandwidth_comm_volume(const Csr<T>& a, const std::vector<index_type>& offsets);
+
+/// The compressed scheme of zianekhodja2014 Sec. 6.1: rank d receives only the columns its
+/// rows use that it does not own: comm_volume(halo_plan(a, parts_from_offsets(offsets), P, 1)).
+/// A hypergraph (or any) partition `part` of Sec. 6.2 is counted on the matrix renumbered part
+/// by part: compressed_comm_volume(permute_symmetric(a, permutation_from_parts(part)),
+/// part_offsets(part, P)), equal to comm_volume(halo_plan(a, part, P)).
+/// O(P n + nnz) (halo_plan). Throws as bandwidth_comm_volume.
+template <typename T>
+SpmvCommVolume compressed_comm_volume(const Csr<T>& a, const std::vector<index_type>& offsets);
 
 }  // namespace kbench

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Downloads kbench's Debian packages as .deb files, on a machine with network access, for a GPU
 # host without one.
-# Usage: scripts/bundle-deps.sh [DIR]      (default DIR: .deps; the files are ~50 MB)
+# Usage: scripts/bundle-deps.sh [DIR]      (default DIR: .deps; the files are ~52 MB)
 # Then copy DIR to the GPU host and run scripts/install-bundle.sh DIR there.
 # Only the libraries kbench compiles against are bundled (headers, CMake configs and the shared
 # libraries they need); the build tools (cmake, ninja, g++, python3 with pandas and matplotlib) are
@@ -21,6 +21,10 @@ pkgs=(zlib1g-dev libfmt-dev libfmt9 nlohmann-json3-dev libeigen3-dev libcli11-de
       libboost-graph-dev libboost-graph1.74-dev libboost-graph1.74.0 libboost1.74-dev
       libboost-regex1.74-dev libboost-regex1.74.0 libboost-serialization1.74-dev
       libboost-serialization1.74.0 libboost-test1.74-dev libboost-test1.74.0
-      libicu-dev libicu72 icu-devtools)
+      libicu-dev libicu72 icu-devtools
+      # optional hypergraph partitioning (zianekhodja2014 Sec. 6.2): Zoltan with PT-Scotch and
+      # Scotch, ~1.5 MB (OpenMPI and zlib/bzip2/xz, which they link, are on the GPU host already;
+      # trilinos-dev is the headers' version file, which `dpkg -i` needs)
+      libtrilinos-zoltan-dev libtrilinos-zoltan-13.2 trilinos-dev libptscotch-7.0 libscotch-7.0)
 apt-get download "${pkgs[@]}"
 ls -1 "$PWD"/*.deb

@@ -2,6 +2,8 @@
 #include "matrices/generators.hpp"
 #include "matrices/mm_io.hpp"
 
+#include "kernels/test/expect_invalid.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kbench {
 namespace {
@@ -237,6 +240,133 @@ TEST(Replicate, EdgeCasesAndErrors)
     EXPECT_THROW(replicate(Csr<double>{}, 10, ReplicationLayout::diagonal), std::invalid_argument);
     // 3 * ceil(2147483647 / 3) = 2147483649 rows overflow int32.
     EXPECT_THROW(replicate(a, 2147483647, ReplicationLayout::diagonal), std::invalid_argument);
+}
+
+// ---- replicate_rows: each rank builds its own block (zianekhodja2014 Sec. 5.2, formulas 7-8) ---
+
+// The blocks [offsets[r], offsets[r+1]) of replicate_rows, stacked back into one matrix.
+Csr<double> stacked_blocks(const Csr<double>& seed, index_type target, ReplicationLayout layout,
+                           const std::vector<index_type>& offsets)
+{
+    Csr<double> out;
+    out.num_cols = replicated_rows(seed, target);
+    for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
+        const Csr<double> block = replicate_rows(seed, target, layout, offsets[r], offsets[r + 1]);
+        validate(block);
+        EXPECT_EQ(block.num_rows, offsets[r + 1] - offsets[r]);
+        EXPECT_EQ(block.num_cols, out.num_cols);
+        for (index_type i = 0; i < block.num_rows; ++i)
+            out.row_ptr.push_back(out.nnz() + block.row_ptr[i + 1]);
+        out.col_idx.insert(out.col_idx.end(), block.col_idx.begin(), block.col_idx.end());
+        out.values.insert(out.values.end(), block.values.begin(), block.values.end());
+        out.num_rows += block.num_rows;
+    }
+    return out;
+}
+
+TEST(ReplicateRows, BlocksOfAnyRangesConcatenateToReplicate)
+{
+    // (seed, target): seed3 is nonsymmetric (K = 7 odd, K = 4 even), the Laplacian symmetric
+    // (K = 9).
+    const std::vector<std::pair<Csr<double>, index_type>> cases{
+        {seed3(), 20}, {seed3(), 12}, {laplacian_2d_5pt(4, 3), 100}};
+    for (const auto& [seed, target] : cases)
+        for (auto layout : {ReplicationLayout::diagonal, ReplicationLayout::five_band}) {
+            const Csr<double> whole = replicate(seed, target, layout);
+            const index_type n = replicated_rows(seed, target);
+            ASSERT_EQ(whole.num_rows, n);
+            // 1, 2, 3 and 7 ranges: uneven, with empty ranges first, in the middle and single rows.
+            const std::vector<std::vector<index_type>> splits{
+                {0, n},
+                {0, n / 3, n},
+                {0, 0, n - 5, n},
+                {0, 1, 1, n / 4, n / 2 + 3, n / 2 + 3, n - 1, n}};
+            for (const auto& offsets : splits) {
+                SCOPED_TRACE("N = " + std::to_string(n) + ", " +
+                             std::to_string(offsets.size() - 1) + " ranges, layout " +
+                             std::to_string(static_cast<int>(layout)));
+                const Csr<double> stacked = stacked_blocks(seed, target, layout, offsets);
+                EXPECT_EQ(stacked.num_rows, whole.num_rows);
+                EXPECT_EQ(stacked.num_cols, whole.num_cols);
+                EXPECT_EQ(stacked.row_ptr, whole.row_ptr);
+                EXPECT_EQ(stacked.col_idx, whole.col_idx);
+                EXPECT_EQ(stacked.values, whole.values);  // same products: exact
+            }
+        }
+}
+
+TEST(ReplicateRows, MiddleBlockOf25MillionRowsWithoutTheWholeMatrix)
+{
+    // 2500 copies of a 10^4-row seed: N = 2.5e7, five_band with d = 1250. Rows around the
+    // middle: block 1249 has a far-right copy (1249 + 1250 < 2500), block 1250 a far-left one.
+    const Csr<double> seed = laplacian_2d_5pt(100, 100);
+    const index_type n = seed.num_rows, begin = 12'500'000 - 500, end = 12'500'000 + 500;
+    ASSERT_EQ(replicated_rows(seed, 25'000'000), 25'000'000);
+    const Csr<double> block =
+        replicate_rows(seed, 25'000'000, ReplicationLayout::five_band, begin, end);
+    validate(block);
+    ASSERT_EQ(block.num_rows, 1000);
+    EXPECT_EQ(block.num_cols, 25'000'000);
+    for (index_type r = 0; r < block.num_rows; ++r) {
+        const index_type g = begin + r, off = g - g % n, i = g % n;
+        const index_type seed_len = seed.row_ptr[i + 1] - seed.row_ptr[i];
+        index_type diag = 0, far = 0;
+        for (index_type k = block.row_ptr[r]; k < block.row_ptr[r + 1]; ++k) {
+            const index_type c = block.col_idx[k];
+            if (c >= off && c < off + n) {  // diagonal block: the seed's row, shifted
+                EXPECT_EQ(c - off, seed.col_idx[seed.row_ptr[i] + diag]);
+                EXPECT_EQ(block.values[k], seed.values[seed.row_ptr[i] + diag]);
+                ++diag;
+            } else if (std::abs(c - g) > n) {
+                ++far;
+            }
+        }
+        EXPECT_EQ(diag, seed_len) << "row " << g;
+        EXPECT_EQ(far, seed_len) << "row " << g;  // exactly one far copy in blocks 1249 and 1250
+    }
+}
+
+TEST(ReplicateRows, OnlyTheBlockNnzMustFitTheIndexType)
+{
+    // Dense 1000 x 1000 seed, N = 3e6: the whole matrix has about 5.0e9 nonzeros, a block of
+    // 10 rows 2e4; rows [0, 1.5e6) hold about 3e9 and throw before anything is allocated.
+    Csr<double> dense;
+    dense.num_rows = dense.num_cols = 1000;
+    for (index_type i = 0; i < 1000; ++i) {
+        for (index_type j = 0; j < 1000; ++j) dense.col_idx.push_back(j);
+        dense.row_ptr.push_back(static_cast<index_type>(dense.col_idx.size()));
+    }
+    dense.values.assign(dense.col_idx.size(), 1.0);
+    EXPECT_THROW(replicate(dense, 3'000'000, ReplicationLayout::diagonal), std::invalid_argument);
+    const Csr<double> block =
+        replicate_rows(dense, 3'000'000, ReplicationLayout::diagonal, 1'000'000, 1'000'010);
+    EXPECT_EQ(block.num_rows, 10);
+    EXPECT_EQ(block.num_cols, 3'000'000);
+    test::expect_invalid(
+        [&] { replicate_rows(dense, 3'000'000, ReplicationLayout::diagonal, 0, 1'500'000); },
+        {"replicate_rows", "rows [0, 1500000)", "nonzeros"});
+}
+
+TEST(ReplicateRows, BadRangesNameTheParameter)
+{
+    const Csr<double> a = seed3();  // target 7: N = 9
+    const auto layout = ReplicationLayout::diagonal;
+    EXPECT_EQ(replicated_rows(a, 7), 9);
+    EXPECT_EQ(replicate_rows(a, 7, layout, 9, 9).num_rows, 0);  // empty range at the end
+    EXPECT_EQ(replicate_rows(a, 7, layout, 9, 9).row_ptr, std::vector<index_type>{0});
+    test::expect_invalid([&] { replicate_rows(a, 7, layout, -1, 3); },
+                         {"replicate_rows", "row_begin = -1", "[0, N = 9]"});
+    test::expect_invalid([&] { replicate_rows(a, 7, layout, 10, 10); }, {"row_begin = 10"});
+    test::expect_invalid([&] { replicate_rows(a, 7, layout, 4, 3); },
+                         {"row_end = 3", "[row_begin = 4, N = 9]"});
+    test::expect_invalid([&] { replicate_rows(a, 7, layout, 0, 10); }, {"row_end = 10"});
+    test::expect_invalid([&] { replicate_rows(a, 0, layout, 0, 0); }, {"target_rows = 0"});
+    test::expect_invalid([&] { replicated_rows(a, 0); }, {"replicated_rows", "target_rows = 0"});
+    test::expect_invalid([&] { replicated_rows(Csr<double>{}, 5); }, {"seed matrix"});
+    test::expect_invalid([&] { replicated_rows(a, 2147483647); }, {"overflow"});
+    test::expect_invalid(
+        [&] { replicate_rows(a, 7, static_cast<ReplicationLayout>(9), 0, 1); },
+        {"ReplicationLayout"});
 }
 
 }  // namespace

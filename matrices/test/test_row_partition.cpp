@@ -3,12 +3,14 @@
 #include "matrices/row_partition.hpp"
 
 #include "matrices/generators.hpp"
+#include "matrices/reorder.hpp"
 
 #include "kernels/test/expect_invalid.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -209,6 +211,146 @@ TEST(MpkPartCounts, TridiagonalTwoParts)
     EXPECT_EQ(counts[0].halo_words_s1, 1.0);
     EXPECT_EQ(counts[0].halo_messages_s1, 1.0);
     EXPECT_EQ(counts[0].mpk_messages, 1.0);
+}
+
+// ---- halo volume of one SpMV: bandwidth vs compressed scheme (zianekhodja2014 Secs. 5.1, 6.1) ---
+
+using Counts = std::vector<std::int64_t>;
+using Messages = std::vector<int>;
+
+// 8 x 8 pattern on 4 ranks, offsets {0, 3, 3, 6, 8}: rank 0 rows 0-2, rank 1 empty, rank 2
+// rows 3-5, rank 3 rows 6-7 (whose rows use only their own columns: no neighbours to receive
+// from, but rank 2 reads its column 7).
+//          col 0 1 2 | 3 4 5 | 6 7
+//   rank 0  0: x x . | . . . | . .
+//           1: . x x | . . x | . .
+//           2: . . x | . . . | . .
+//   rank 2  3: . . x | x . . | . .
+//           4: . . . | . x . | . x
+//           5: . . . | x . x | . .
+//   rank 3  6: . . . | . . . | x x
+//           7: . . . | . . . | x x
+Csr<double> eight_by_eight()
+{
+    return from_rows({{0, 1}, {1, 2, 5}, {2}, {2, 3}, {4, 7}, {3, 5}, {6, 7}, {6, 7}});
+}
+const std::vector<index_type> eight_offsets{0, 3, 3, 6, 8};
+
+TEST(SpmvCommVolume, BandwidthSchemeByHand)
+{
+    const auto v = bandwidth_comm_volume(eight_by_eight(), eight_offsets);
+    // rank 0: window [0, 5] (bw 6, n 3): receives 3, 4, 5 from rank 2, S = 6 - 3 = 3.
+    // rank 1: no rows. rank 2: window [2, 7] (bw 6, n 3): 2 from rank 0, 6, 7 from rank 3.
+    // rank 3: window [6, 7] = own rows.
+    EXPECT_EQ(v.num_ranks(), 4);
+    EXPECT_EQ(v.words_received, (Counts{3, 0, 3, 0}));
+    EXPECT_EQ(v.words_sent, (Counts{1, 0, 3, 2}));
+    EXPECT_EQ(v.messages_received, (Messages{1, 0, 2, 0}));
+    EXPECT_EQ(v.messages_sent, (Messages{1, 0, 1, 1}));
+    EXPECT_EQ(v.total_words, 6);
+    EXPECT_EQ(v.total_messages, 3);
+}
+
+TEST(SpmvCommVolume, CompressedSchemeByHand)
+{
+    const auto v = compressed_comm_volume(eight_by_eight(), eight_offsets);
+    // rank 0 uses column 5 of rank 2; rank 2 uses column 2 of rank 0 and 7 of rank 3.
+    EXPECT_EQ(v.words_received, (Counts{1, 0, 2, 0}));
+    EXPECT_EQ(v.words_sent, (Counts{1, 0, 1, 1}));
+    EXPECT_EQ(v.messages_received, (Messages{1, 0, 2, 0}));
+    EXPECT_EQ(v.messages_sent, (Messages{1, 0, 1, 1}));
+    EXPECT_EQ(v.total_words, 3);
+    EXPECT_EQ(v.total_messages, 3);
+}
+
+TEST(SpmvCommVolume, WindowNeedNotHoldTheOwnRows)
+{
+    // Rows 2 and 3 (rank 1) read only column 0: window [0, 0], bw 1, n 2. Formula 4 would give
+    // S = 1 - 2 < 0; the rank receives the one entry of its window.
+    const auto a = from_rows({{0}, {1}, {0}, {0}});
+    const std::vector<index_type> offsets{0, 2, 4};
+    const auto bw = bandwidth_comm_volume(a, offsets);
+    EXPECT_EQ(bw.words_received, (Counts{0, 1}));
+    EXPECT_EQ(compressed_comm_volume(a, offsets).words_received, (Counts{0, 1}));
+    // Rows 2 and 3 read columns 0 and 3: the window [0, 3] sends 0 and 1, compressed only 0.
+    const auto b = from_rows({{0}, {1}, {0, 2}, {3}});
+    EXPECT_EQ(bandwidth_comm_volume(b, offsets).total_words, 2);
+    EXPECT_EQ(compressed_comm_volume(b, offsets).total_words, 1);
+}
+
+TEST(SpmvCommVolume, OneRankExchangesNothing)
+{
+    const auto a = eight_by_eight();
+    for (const auto& v : {bandwidth_comm_volume(a, {0, 8}), compressed_comm_volume(a, {0, 8})}) {
+        EXPECT_EQ(v.words_received, Counts{0});
+        EXPECT_EQ(v.total_words, 0);
+        EXPECT_EQ(v.total_messages, 0);
+    }
+}
+
+TEST(SpmvCommVolume, CompressedNeverExceedsBandwidthOnAReplicatedMatrix)
+{
+    // Five-band replication of a nonsymmetric seed (far bands: wide windows), 5 uneven blocks.
+    const auto a = replicate(convection_diffusion(4, 3, 1, 10.0, -5.0, 0.0), 120,
+                             ReplicationLayout::five_band);
+    const std::vector<index_type> offsets{0, 10, 37, 37, 80, 120};
+    const auto bw = bandwidth_comm_volume(a, offsets);
+    const auto cmp = compressed_comm_volume(a, offsets);
+    for (int d = 0; d < 5; ++d) {
+        EXPECT_LE(cmp.words_received[d], bw.words_received[d]) << "rank " << d;
+        EXPECT_LE(cmp.messages_received[d], bw.messages_received[d]) << "rank " << d;
+    }
+    EXPECT_LT(cmp.total_words, bw.total_words);
+    std::int64_t sent = 0;
+    for (const auto w : bw.words_sent) sent += w;
+    EXPECT_EQ(sent, bw.total_words);  // every word received was sent once
+}
+
+TEST(SpmvCommVolume, PartitionCountedAfterRenumberingPartByPart)
+{
+    // Tridiagonal plus a far band at distance 4 (8 x 8): row i uses i-4, i-1, i, i+1, i+4.
+    std::vector<Set> rows(8);
+    for (index_type i = 0; i < 8; ++i)
+        for (const index_type j : {i - 4, i - 1, i, i + 1, i + 4})
+            if (j >= 0 && j < 8) rows[static_cast<std::size_t>(i)].push_back(j);
+    const auto a = from_rows(rows);
+    // Natural blocks {0..3}, {4..7}: each rank needs all 4 entries of the other (both schemes).
+    EXPECT_EQ(compressed_comm_volume(a, {0, 4, 8}).words_received, (Counts{4, 4}));
+    EXPECT_EQ(bandwidth_comm_volume(a, {0, 4, 8}).words_received, (Counts{4, 4}));
+    // Partition {0, 1, 4, 5} | {2, 3, 6, 7} (what a hypergraph partitioner could return): part 0
+    // needs 2, 3, 6 (rows 1, 4, 5); part 1 needs 1, 4, 5 (rows 2, 3, 6, 7).
+    const std::vector<int> part{0, 0, 1, 1, 0, 0, 1, 1};
+    const auto direct = comm_volume(halo_plan(a, part, 2));
+    EXPECT_EQ(direct.words_received, (Counts{3, 3}));
+    EXPECT_EQ(direct.total_words, 6);
+    // Renumbered part by part (new order 0 1 4 5 2 3 6 7), the parts are contiguous blocks.
+    const auto offsets = part_offsets(part, 2);
+    EXPECT_EQ(offsets, (std::vector<index_type>{0, 4, 8}));
+    const auto b = permute_symmetric(a, permutation_from_parts(part));
+    const auto renumbered = compressed_comm_volume(b, offsets);
+    EXPECT_EQ(renumbered.words_received, direct.words_received);
+    EXPECT_EQ(renumbered.words_sent, direct.words_sent);
+    EXPECT_EQ(renumbered.messages_received, direct.messages_received);
+    EXPECT_EQ(renumbered.total_words, 6);
+    // Here the windows shrink as well: part 0's columns become {0..3} + {4, 5, 6}, part 1's
+    // {4..7} + {1, 2, 3}.
+    EXPECT_EQ(bandwidth_comm_volume(b, offsets).words_received, (Counts{3, 3}));
+}
+
+TEST(SpmvCommVolume, OffsetsHelpersAndErrors)
+{
+    EXPECT_EQ(parts_from_offsets({0, 2, 2, 5}), (std::vector<int>{0, 0, 2, 2, 2}));
+    EXPECT_EQ(part_offsets({2, 0, 2, 2}, 4), (std::vector<index_type>{0, 1, 1, 4, 4}));
+    const auto a = eight_by_eight();
+    test::expect_invalid([&] { bandwidth_comm_volume(a, {0}); }, {"offsets", "P + 1 >= 2"});
+    test::expect_invalid([&] { bandwidth_comm_volume(a, {0, 7}); }, {"offsets", "n = 8"});
+    test::expect_invalid([&] { compressed_comm_volume(a, {1, 8}); }, {"offsets"});
+    test::expect_invalid([&] { compressed_comm_volume(a, {0, 5, 3, 8}); },
+                         {"offsets[2] = 3", "non-decreasing"});
+    test::expect_invalid([&] { part_offsets({0, 3}, 2); }, {"part[1] = 3"});
+    Csr<double> rect = a;
+    rect.num_cols = 9;
+    test::expect_invalid([&] { bandwidth_comm_volume(rect, {0, 8}); }, {"a:"});
 }
 
 // ---- errors ------------------------------------------------------------------------------------

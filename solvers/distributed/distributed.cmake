@@ -1,13 +1,15 @@
 # The distributed layer (solvers/distributed/): one MPI rank per GPU, row-block distribution,
 # halo exchange over MPI (host-staged) or NCCL, distributed SpMV. Included from
 # solvers/CMakeLists.txt; built only when cmake/Dependencies.cmake found MPI (KBENCH_HAVE_MPI),
-# its NCCL transport only when it found NCCL (KBENCH_HAVE_NCCL). Paths are relative to solvers/.
+# its NCCL transport only when it found NCCL (KBENCH_HAVE_NCCL), its hypergraph partitioning only
+# when it found Zoltan (KBENCH_HAVE_ZOLTAN). Paths are relative to solvers/.
 if(NOT KBENCH_HAVE_MPI)
   return()
 endif()
 
-# The pack kernel is compiled apart, without MPI's flags and headers (nvcc never sees mpi.h).
-add_library(kbench_distributed_pack OBJECT distributed/pack.cu)
+# The kernels (pack, Jacobi scaling) are compiled apart, without MPI's flags and headers (nvcc
+# never sees mpi.h).
+add_library(kbench_distributed_pack OBJECT distributed/pack.cu distributed/diagonal_scale.cu)
 target_include_directories(kbench_distributed_pack PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed_pack PUBLIC kbench_cuda_base)
 target_compile_options(kbench_distributed_pack PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
@@ -16,17 +18,26 @@ set_target_properties(kbench_distributed_pack PROPERTIES POSITION_INDEPENDENT_CO
 add_library(kbench_distributed
   distributed/communicator.cpp
   distributed/row_distribution.cpp
+  distributed/row_block.cpp
   distributed/halo_exchange.cpp
   distributed/halo_exchange_gpu.cpp
   distributed/distributed_spmv.cpp
+  distributed/distributed_gmres.cpp
   $<TARGET_OBJECTS:kbench_distributed_pack>)
 target_include_directories(kbench_distributed PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed PUBLIC MPI::MPI_CXX kbench_kernels kbench_matrices
-                      kbench_cuda_base)
+                      kbench_cuda_base kbench_solvers)
 target_compile_definitions(kbench_distributed PUBLIC KBENCH_HAVE_MPI=1)
 if(KBENCH_HAVE_NCCL)
   target_link_libraries(kbench_distributed PRIVATE nccl::nccl)
   target_compile_definitions(kbench_distributed PRIVATE KBENCH_HAVE_NCCL=1)
+endif()
+# The hypergraph partitioning (Zoltan PHG) only with Zoltan; PUBLIC so that
+# hypergraph_partition.hpp declares it, or defines its throwing stub, in every user.
+if(KBENCH_HAVE_ZOLTAN)
+  target_sources(kbench_distributed PRIVATE distributed/hypergraph_partition.cpp)
+  target_link_libraries(kbench_distributed PRIVATE Zoltan::zoltan)
+  target_compile_definitions(kbench_distributed PUBLIC KBENCH_HAVE_ZOLTAN=1)
 endif()
 
 # kbench_add_mpi_test(NAME name SOURCES ... LIBS ... RANKS n... [GPU])
@@ -72,6 +83,17 @@ endfunction()
 if(KBENCH_BUILD_TESTS)
   kbench_add_mpi_test(NAME test_distributed_cpu SOURCES test/test_distributed_cpu.cpp
                       LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2 3)
+  kbench_add_mpi_test(NAME test_row_block SOURCES test/test_row_block.cpp
+                      LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2 3)
   kbench_add_mpi_test(NAME test_distributed_gpu GPU SOURCES test/test_distributed_gpu.cpp
                       LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2)
+  kbench_add_mpi_test(NAME test_distributed_gmres_cpu SOURCES test/test_distributed_gmres_cpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2 3)
+  kbench_add_mpi_test(NAME test_distributed_gmres_gpu GPU
+                      SOURCES test/test_distributed_gmres_gpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2)
+  if(KBENCH_HAVE_ZOLTAN)
+    kbench_add_mpi_test(NAME test_hypergraph_partition SOURCES test/test_hypergraph_partition.cpp
+                        LIBS kbench_distributed kbench_matrices RANKS 1 2 3)
+  endif()
 endif()

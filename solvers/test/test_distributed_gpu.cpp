@@ -15,8 +15,8 @@
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/test/expect_invalid.hpp"
-#include "kernels/test/gpu_test.hpp"
 #include "matrices/row_partition.hpp"
+#include "solvers/test/distributed_gpu_test.hpp"
 #include "solvers/test/distributed_test_cases.hpp"
 #include "solvers/test/mpi_gtest.hpp"
 
@@ -34,43 +34,10 @@ namespace {
 
 using kbench::test::distributed_cases;
 using kbench::test::tagged_vector;
+using kbench::test::transports_to_test;
 using kbench::test::world;
 
 const double nan = std::numeric_limits<double>::quiet_NaN();
-
-// Skips on every rank unless every rank has a GPU (the decision is shared, so that no rank waits
-// in a collective that another one skipped); then selects this rank's device.
-#define KBENCH_REQUIRE_GPU_ON_EVERY_RANK()                                                    \
-    do {                                                                                      \
-        const std::string kbench_reason = ::kbench::gpu_unavailable_reason();                 \
-        if (world().allreduce_max(kbench_reason.empty() ? 0 : 1) != 0) {                      \
-            KBENCH_REQUIRE_GPU();                                                             \
-            GTEST_SKIP() << "GPU test skipped: another rank has no usable GPU";               \
-        }                                                                                     \
-        select_device(world());                                                               \
-    } while (0)
-
-// Whether the NCCL transport can run: built, and as many GPUs as ranks on every node.
-std::string nccl_unavailable_reason()
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    const int short_of_gpus = world().allreduce_max(world().local_size() > count ? 1 : 0);
-    if (!nccl_available()) return "NCCL transport not built (NCCL not found at configuration)";
-    if (short_of_gpus != 0) return "NCCL needs one GPU per rank; a node has fewer GPUs than ranks";
-    return {};
-}
-
-std::vector<Transport> transports_to_test()
-{
-    std::vector<Transport> t{Transport::host_staged};
-    const std::string why = nccl_unavailable_reason();
-    if (why.empty())
-        t.push_back(Transport::nccl);
-    else if (world().rank() == 0)
-        std::printf("note: NCCL cases left out: %s\n", why.c_str());
-    return t;
-}
 
 class DistributedGpu : public kbench::test::MpiTest {};
 

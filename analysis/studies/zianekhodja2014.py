@@ -1,0 +1,328 @@
+"""zianekhodja2014: Jacobi-preconditioned GMRES(16) over MPI on CPU ranks and GPU ranks.
+
+  zianekhodja2014/table2  per matrix: CPU ranks vs GPU ranks, time, tau = T_CPU / T_GPU,
+                          iterations, Prec = ||M^-1 (b - A x)||_inf, Delta = ||x_CPU - x_GPU||_inf.
+  zianekhodja2014/table5  band matrices: the bandwidth ("row-by-row") global vector vs the
+                          compressed halo on natural blocks, per transport; the paper: ~38 %.
+  zianekhodja2014/table8  five-band matrices: compressed halo on natural blocks vs after the
+                          hypergraph partition, per transport; the paper: ~65 %.
+  zianekhodja2014/table9  total words exchanged per SpMV by the three schemes, and the
+                          partitioning time (from table8's runs).
+  zianekhodja2014/fig9    weak scaling at 5M rows per rank: time per iteration and efficiency
+                          T(1) / T(P) of the four variants per transport, and on CPU ranks.
+
+Every GPU entry carries the per-iteration time model of models/gmres_comm_model.hpp ("model").
+The schema is in harness/bench_dist_gmres.hpp and harness/cli_dist.cpp. Missing values render
+as "n/a"; a run that failed is listed with its exit code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional
+
+import kbench_results
+from report import NA, fmt, fmt_int, fmt_pct, header_block, markdown_table, new_figure, \
+    write_outputs
+
+# zianekhodja2014's headline figures (12 C1060 GPUs over InfiniBand, 25M rows).
+PAPER_TABLE5_GAIN = 0.38  # compressed vs row-by-row, Sec. 6.1
+PAPER_TABLE8_GAIN = 0.65  # hypergraph + compressed vs compressed, Sec. 6.2
+TARGET_EFFICIENCY = 0.85  # issue 11: weak-scaling efficiency 1 -> 4 GPUs, hypergraph + NCCL
+TARGET_MODEL_ERROR = 0.15  # issue 11: time model within 15 % of the measured time per iteration
+TRANSPORTS = ("host_staged", "nccl")
+
+
+def num(e: Optional[Dict[str, Any]], key: str) -> float:
+    v = None if e is None else e.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+def entries(res: kbench_results.Results, item: str) -> List[Dict[str, Any]]:
+    return [e for e in res.entries if e.get("item") == item]
+
+
+def matrices(rows: List[Dict[str, Any]]) -> List[str]:
+    seen: List[str] = []
+    for e in rows:
+        m = e.get("name", "").split("/")[1] if e.get("name") else None
+        if m and m not in seen:
+            seen.append(m)
+    return seen
+
+
+def matrix_of(e: Dict[str, Any]) -> str:
+    parts = e.get("name", "").split("/")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def find(rows: List[Dict[str, Any]], matrix: str, device: str, variant: str = "",
+         transport: str = "", ranks: int = 0) -> Optional[Dict[str, Any]]:
+    for e in rows:
+        if matrix_of(e) != matrix or f"/{device}" not in e.get("name", ""):
+            continue
+        if variant and e.get("variant") != variant:
+            continue
+        if transport and e.get("transport", "") != transport:
+            continue
+        if ranks and num(e, "ranks") != ranks:
+            continue
+        return e
+    return None
+
+
+def secs(e: Optional[Dict[str, Any]]) -> str:
+    if e is not None and "error" in e:
+        return f"failed (exit {e.get('exit_code')})"
+    return fmt(num(e, "seconds"))
+
+
+def status(e: Optional[Dict[str, Any]]) -> str:
+    if e is None:
+        return NA
+    if "error" in e:
+        return "failed"
+    return str(e.get("status", NA))
+
+
+def per_iteration_model(e: Optional[Dict[str, Any]]) -> float:
+    model = (e or {}).get("model") or {}
+    return num(model, "total")
+
+
+def model_ratio(e: Optional[Dict[str, Any]]) -> float:
+    """Modeled over measured seconds per iteration."""
+    return per_iteration_model(e) / num(e, "seconds_per_iteration")
+
+
+def gain(slow: Optional[Dict[str, Any]], fast: Optional[Dict[str, Any]]) -> float:
+    """1 - T_fast / T_slow: the paper's "x % faster"."""
+    return 1.0 - num(fast, "seconds") / num(slow, "seconds")
+
+
+def failures(rows: List[Dict[str, Any]]) -> str:
+    bad = [e for e in rows if "error" in e]
+    return "".join(f"- {e.get('name')}: failed (exit {e.get('exit_code')})\n" for e in bad)
+
+
+def title(res: kbench_results.Results, what: str) -> str:
+    p = res.context.get("kbench", {}).get("parameters", {})
+    return header_block(res.context, what) + (
+        f"GMRES({fmt_int(p.get('restart'))}), MGS, Jacobi, tolerance "
+        f"{fmt(p.get('tolerance'))}, at most {fmt_int(p.get('max_iterations'))} iterations, "
+        f"b = 1, x0 = 0; median of {fmt_int(p.get('repetitions'))} timed solves (the slowest "
+        f"rank's time) after one warm-up; GPUs on the machine: {fmt_int(p.get('gpus'))}, CPU "
+        f"ranks: {fmt_int(p.get('cpu_ranks'))} (one per core).\n\n")
+
+
+def render_table2(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "table2")
+    text = title(res, "zianekhodja2014 Table 2: GMRES on CPU ranks vs GPU ranks")
+    body = []
+    for m in matrices(rows):
+        c, g = find(rows, m, "cpu"), find(rows, m, "gpu")
+        body.append([m, fmt_int((g or c or {}).get("n")), fmt_int((g or c or {}).get("nnz")),
+                     fmt_int((c or {}).get("ranks")), secs(c), fmt_int((g or {}).get("ranks")),
+                     secs(g), fmt(num(g, "tau")), fmt_int((g or {}).get("iterations")),
+                     status(g), fmt(num(g, "prec")), fmt(num(g, "delta"))])
+    text += markdown_table(["matrix", "n", "nnz", "CPU ranks", "Time_CPU (s)", "GPU ranks",
+                            "Time_GPU (s)", "tau", "# iter", "status", "Prec", "Delta"], body)
+    text += ("\nPrec = ||M^-1 (b - A x_GPU)||_inf, Delta = ||x_CPU - x_GPU||_inf (formula 6). "
+             "zianekhodja2014 (24 CPU cores vs 12 C1060 GPUs): tau from 1.02 to 2.15.\n")
+    text += failures(rows)
+
+    def make_figure():
+        fig, ax = new_figure(1, 1, figsize=(10, 4.5))
+        ms = matrices(rows)
+        for j, dev in enumerate(("cpu", "gpu")):
+            vals = [num(find(rows, m, dev), "seconds") for m in ms]
+            ax.bar([i + 0.4 * j for i in range(len(ms))],
+                   [v if not math.isnan(v) else 0 for v in vals], width=0.4,
+                   label=f"{dev.upper()} ranks")
+        ax.set_xticks([i + 0.2 for i in range(len(ms))])
+        ax.set_xticklabels(ms, fontsize=7, rotation=30)
+        ax.set_yscale("log")
+        ax.set_ylabel("solve time (s)")
+        ax.legend()
+        ax.set_title("zianekhodja2014 Table 2: Jacobi GMRES(16), CPU vs GPU ranks")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: str,
+                 paper_gain: float, what: str) -> str:
+    body = []
+    for m in matrices(rows):
+        cpu = find(rows, m, "cpu")
+        for t in TRANSPORTS:
+            slow = find(rows, m, "gpu", slow_variant, t)
+            fast = find(rows, m, "gpu", fast_variant, t)
+            if slow is None and fast is None:
+                continue
+            body.append([m, t, fmt_int((fast or slow or {}).get("ranks")), secs(cpu), secs(slow),
+                         secs(fast), fmt_pct(gain(slow, fast)),
+                         fmt(num(cpu, "seconds") / num(fast, "seconds")),
+                         fmt_int((fast or {}).get("iterations")), status(fast),
+                         fmt(num(fast, "prec")), fmt(model_ratio(slow)), fmt(model_ratio(fast))])
+    return (markdown_table(["matrix", "transport", "GPUs", "Time_CPU (s)",
+                            f"{slow_variant} (s)", f"{fast_variant} (s)", "faster by",
+                            "tau", "# iter", "status", "Prec", "model/measured (slow)",
+                            "model/measured (fast)"], body)
+            + f"\n{what}: zianekhodja2014 found about {fmt_pct(paper_gain)} (12 GPUs). "
+            "\"faster by\" = 1 - T_fast / T_slow; tau = Time_CPU / T_fast; model/measured: "
+            "seconds per iteration of models/gmres_comm_model.hpp over the measured ones (target "
+            f"within {fmt_pct(TARGET_MODEL_ERROR)}).\n")
+
+
+def scheme_figure(rows: List[Dict[str, Any]], variants: List[str], title_text: str):
+    def make_figure():
+        fig, ax = new_figure(1, 1, figsize=(10, 4.5))
+        ms = matrices(rows)
+        k = 0
+        width = 0.8 / max(1, len(variants) * len(TRANSPORTS))
+        for t in TRANSPORTS:
+            for v in variants:
+                vals = [num(find(rows, m, "gpu", v, t), "seconds") for m in ms]
+                ax.bar([i + width * k for i in range(len(ms))],
+                       [x if not math.isnan(x) else 0 for x in vals], width=width,
+                       label=f"{v}, {t}")
+                k += 1
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(ms))])
+        ax.set_xticklabels(ms, fontsize=7)
+        ax.set_ylabel("solve time (s)")
+        ax.legend(fontsize=7)
+        ax.set_title(title_text)
+        return fig
+    return make_figure
+
+
+def render_table5(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "table5")
+    text = title(res, "zianekhodja2014 Table 5: compressed halo vs bandwidth global vector")
+    text += scheme_table(rows, "natural+bandwidth", "natural+compressed", PAPER_TABLE5_GAIN,
+                         "Compressed vs row-by-row (bandwidth window, formula 4)")
+    text += failures(rows)
+    return write_outputs(out_dir, text, scheme_figure(
+        rows, ["natural+bandwidth", "natural+compressed"],
+        "zianekhodja2014 Table 5: band matrices, bandwidth vs compressed halo"))
+
+
+def render_table8(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "table8")
+    text = title(res, "zianekhodja2014 Table 8: hypergraph partitioning + compressed halo")
+    text += scheme_table(rows, "natural+compressed", "hypergraph+compressed", PAPER_TABLE8_GAIN,
+                         "Hypergraph + compressed vs compressed")
+    text += failures(rows)
+    return write_outputs(out_dir, text, scheme_figure(
+        rows, ["natural+bandwidth", "natural+compressed", "hypergraph+compressed"],
+        "zianekhodja2014 Table 8: five-band matrices"))
+
+
+def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "table8")
+    text = title(res, "zianekhodja2014 Table 9: total communication volume per SpMV")
+    body = []
+    for m in matrices(rows):
+        def words(variant: str) -> float:
+            e = find(rows, m, "gpu", variant)
+            return num((e or {}).get("halo") or {}, "words_received_total")
+        hyper = find(rows, m, "gpu", "hypergraph+compressed")
+        body.append([m, fmt_int((hyper or {}).get("ranks")),
+                     fmt_int(words("natural+bandwidth")), fmt_int(words("natural+compressed")),
+                     fmt_int(words("hypergraph+compressed")),
+                     fmt(num(hyper, "partition_seconds"))])
+    text += markdown_table(["matrix", "ranks", "row-by-row (bandwidth)", "compressed",
+                            "hypergraph + compressed", "partitioning (s)"], body)
+    text += ("\nWords (vector entries) received by all ranks together in one SpMV's halo "
+             "exchange, counted from the halo layouts the runs used; partitioning: Zoltan PHG's "
+             "time on the ranks of the run. zianekhodja2014 (12 GPUs, 25M rows): about 1.8e8, "
+             "2.5e7-3.2e7 and 6e4-7.4e6 words, partitioning 5-196 minutes.\n")
+    text += failures(rows)
+
+    def make_figure():
+        fig, ax = new_figure(1, 1, figsize=(9, 4.5))
+        ms = matrices(rows)
+        for j, v in enumerate(("natural+bandwidth", "natural+compressed",
+                               "hypergraph+compressed")):
+            vals = [num((find(rows, m, "gpu", v) or {}).get("halo") or {}, "words_received_total")
+                    for m in ms]
+            ax.bar([i + 0.27 * j for i in range(len(ms))],
+                   [x if not math.isnan(x) and x > 0 else 0 for x in vals], width=0.27, label=v)
+        ax.set_xticks([i + 0.27 for i in range(len(ms))])
+        ax.set_xticklabels(ms, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("words per SpMV (all ranks)")
+        ax.legend(fontsize=7)
+        ax.set_title("zianekhodja2014 Table 9: communication volume")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+def weak_series(rows: List[Dict[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
+    """{"<device> <transport> <variant>": entries by rank count}."""
+    out: Dict[str, List[Dict[str, Any]]] = {}
+    for e in rows:
+        if "error" in e:
+            continue
+        key = f"{e.get('device')} {e.get('transport', 'mpi')} {e.get('variant')}"
+        out.setdefault(key, []).append(e)
+    for v in out.values():
+        v.sort(key=lambda e: num(e, "ranks"))
+    return out
+
+
+def render_fig9(res: kbench_results.Results, out_dir: str) -> List[str]:
+    rows = entries(res, "fig9")
+    text = title(res, "zianekhodja2014 Fig. 9: weak scaling at 5M rows per rank")
+    body = []
+    series = weak_series(rows)
+    for key, es in series.items():
+        base = num(es[0], "seconds_per_iteration") if num(es[0], "ranks") == 1 else math.nan
+        for e in es:
+            body.append([key, fmt_int(e.get("ranks")), fmt_int(e.get("n")),
+                         fmt_int(e.get("iterations")), fmt(num(e, "seconds")),
+                         fmt(num(e, "seconds_per_iteration") * 1e3),
+                         fmt_pct(base / num(e, "seconds_per_iteration")),
+                         fmt(per_iteration_model(e) * 1e3), fmt(model_ratio(e))])
+    text += markdown_table(["series (device transport partition+scheme)", "ranks", "n",
+                            "# iter", "time (s)", "ms / iteration", "efficiency",
+                            "model ms / iteration", "model/measured"], body)
+    text += ("\nEfficiency = (time per iteration on 1 rank) / (time per iteration on P ranks), "
+             "per iteration because the iteration count may change with n. Target (issue 11): "
+             f">= {fmt_pct(TARGET_EFFICIENCY)} from 1 to 4 GPUs for hypergraph + compressed over "
+             "NCCL.\n")
+    text += failures(rows)
+
+    def make_figure():
+        fig, axes = new_figure(1, 2, figsize=(13, 5))
+        for key, es in series.items():
+            ps = [num(e, "ranks") for e in es]
+            t = [num(e, "seconds_per_iteration") * 1e3 for e in es]
+            style = "--" if key.startswith("cpu") else "-"
+            axes[0].plot(ps, t, style, marker="o", label=key)
+            if ps and ps[0] == 1:
+                axes[1].plot(ps, [t[0] / x for x in t], style, marker="o", label=key)
+        axes[0].set_xscale("log", base=2)
+        axes[0].set_yscale("log")
+        axes[0].set_xlabel("ranks (GPUs, or CPU cores)")
+        axes[0].set_ylabel("ms per iteration")
+        axes[1].set_xscale("log", base=2)
+        axes[1].set_xlabel("ranks")
+        axes[1].set_ylabel("weak-scaling efficiency")
+        axes[1].axhline(TARGET_EFFICIENCY, color="k", lw=0.8, ls=":")
+        axes[0].legend(fontsize=6)
+        fig.suptitle("zianekhodja2014 Fig. 9: weak scaling, 5M rows per rank")
+        return fig
+
+    return write_outputs(out_dir, text, make_figure)
+
+
+RENDERERS = {
+    "zianekhodja2014/table2": render_table2,
+    "zianekhodja2014/table5": render_table5,
+    "zianekhodja2014/table8": render_table8,
+    "zianekhodja2014/table9": render_table9,
+    "zianekhodja2014/fig9": render_fig9,
+}

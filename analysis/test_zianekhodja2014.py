@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Tests of the zianekhodja2014 renderers (analysis/studies/zianekhodja2014.py) on synthetic
+documents built here (invented numbers), checked against hand-computed cells: tau, the
+"faster by" gains, Delta, the model/measured ratio, Table 9's volumes and Fig. 9's efficiency."""
+
+from __future__ import annotations
+
+import copy
+import unittest
+from typing import Any, Dict, List
+
+from testutil import RenderTestCase, table_row
+
+
+def run(item: str, matrix: str, device: str, ranks: int, seconds: float, iterations: int = 20,
+        variant: str = "natural+compressed", transport: str = "host_staged",
+        **extra: Any) -> Dict[str, Any]:
+    name = f"{item}/{matrix}/{variant}/{device}" + (f"/{transport}" if device == "gpu" else "")
+    e = {"name": name + f"/P={ranks}", "item": item, "variant": variant, "device": device,
+         "ranks": ranks, "n": 1000 * ranks, "nnz": 5000 * ranks, "seconds": seconds,
+         "iterations": iterations, "seconds_per_iteration": seconds / iterations,
+         "status": "converged", "prec": 1e-13, "restart": 16, "orth": "mgs",
+         "partition_seconds": 0.0, "halo": {"words_received_total": 0}}
+    if device == "gpu":
+        e["transport"] = transport
+    e.update(extra)
+    return e
+
+
+def document(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
+    return {"context": {"kbench_schema_version": 1,
+                        "kbench": {"schema_version": 1, "id": "zianekhodja2014/x",
+                                   "gpu": {"name": "Test GPU"},
+                                   "parameters": {"restart": 16, "tolerance": 1e-12,
+                                                  "max_iterations": 500, "repetitions": 3,
+                                                  "gpus": 2, "cpu_ranks": 16}}},
+            "benchmarks": entries}
+
+
+class Zianekhodja2014RenderTest(RenderTestCase):
+    def test_table2_tau_and_delta(self):
+        doc = document([
+            run("table2", "matA", "cpu", 16, 0.4),
+            run("table2", "matA", "gpu", 2, 0.1, tau=4.0, delta=3e-15),
+            {"name": "table2/matB/natural+compressed/cpu/P=16", "item": "table2",
+             "variant": "natural+compressed", "error": "failed", "exit_code": 1},
+        ])
+        md = self.render(doc, "zianekhodja2014/table2")
+        self.assertEqual(table_row(md, "matA"),
+                         ["matA", "2,000", "10,000", "16", "0.400", "2", "0.100", "4.00", "20",
+                          "converged", "1.00e-13", "3.00e-15"])
+        self.assertEqual(table_row(md, "matB")[4], "failed (exit 1)")
+        self.assertIn("- table2/matB/natural+compressed/cpu/P=16: failed (exit 1)", md)
+
+    def test_table5_gain_and_model_ratio(self):
+        model = {"total": 0.006}  # seconds per iteration; measured 0.1 s / 20 = 0.005 -> 1.20
+        doc = document([
+            run("table5", "band", "cpu", 16, 2.0),
+            run("table5", "band", "gpu", 2, 0.1, variant="natural+compressed", model=model),
+            run("table5", "band", "gpu", 2, 0.16, variant="natural+bandwidth"),
+        ])
+        md = self.render(doc, "zianekhodja2014/table5")
+        row = table_row(md, "band")
+        # 1 - 0.1 / 0.16 = 37.5 %; tau = 2.0 / 0.1 = 20
+        self.assertEqual(row[1:8], ["host_staged", "2", "2.00", "0.160", "0.100", "37.5 %",
+                                    "20.0"])
+        self.assertEqual(row[-1], "1.20")
+        self.assertEqual(row[-2], "n/a")  # no model on the bandwidth run
+
+    def test_table8_and_table9_from_the_same_runs(self):
+        entries = [
+            run("table8", "five", "gpu", 2, 0.2, variant="natural+compressed",
+                halo={"words_received_total": 26000}),
+            run("table8", "five", "gpu", 2, 0.07, variant="hypergraph+compressed",
+                partition_seconds=12.5, halo={"words_received_total": 240}),
+            run("table8", "five", "gpu", 2, 0.3, variant="natural+bandwidth",
+                halo={"words_received_total": 182000}),
+        ]
+        md8 = self.render(document(entries), "zianekhodja2014/table8")
+        self.assertEqual(table_row(md8, "five")[6], "65.0 %")  # 1 - 0.07 / 0.2
+        md9 = self.render(document(copy.deepcopy(entries)), "zianekhodja2014/table9")
+        self.assertEqual(table_row(md9, "five"),
+                         ["five", "2", "182,000", "26,000", "240", "12.5"])
+
+    def test_fig9_efficiency_per_iteration(self):
+        doc = document([
+            run("fig9", "w", "gpu", 1, 0.10, iterations=20, variant="hypergraph+compressed",
+                transport="nccl", model={"total": 0.005}),
+            run("fig9", "w", "gpu", 2, 0.11, iterations=20, variant="hypergraph+compressed",
+                transport="nccl"),
+            run("fig9", "w", "gpu", 4, 0.132, iterations=24, variant="hypergraph+compressed",
+                transport="nccl"),
+        ])
+        md = self.render(doc, "zianekhodja2014/fig9")
+        rows = [l for l in md.splitlines() if l.startswith("| gpu nccl hypergraph+compressed |")]
+        cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
+        self.assertEqual([c[1] for c in cells], ["1", "2", "4"])
+        # per iteration: 5.00 ms, 5.50 ms, 5.50 ms -> efficiency 100 %, 90.9 %, 90.9 %
+        self.assertEqual([c[5] for c in cells], ["5.00", "5.50", "5.50"])
+        self.assertEqual([c[6] for c in cells], ["100 %", "90.9 %", "90.9 %"])
+        self.assertEqual(cells[0][8], "1.00")  # model 5 ms vs measured 5 ms
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,251 @@
+// The zianekhodja2014 runners; see bench_dist_gmres.hpp.
+#include "harness/bench_dist_gmres.hpp"
+
+#include "harness/mpi_launch.hpp"
+#include "harness/results_json.hpp"
+#include "harness/study_context.hpp"
+#include "models/gmres_comm_model.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace kbench::harness {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// zianekhodja2014 Sec. 5.2: GMRES(16), tolerance 1e-12, 500 iterations, x0 = 0, b = 1, Jacobi
+/// (the worker's defaults); Fig. 9: 5M rows per GPU.
+constexpr long long weak_rows_per_rank = 5'000'000;
+
+std::vector<double> read_doubles(const std::string& file)
+{
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
+    if (!in) return {};
+    std::vector<double> x(static_cast<std::size_t>(in.tellg()) / sizeof(double));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(x.data()), static_cast<std::streamsize>(x.size() * 8));
+    return x;
+}
+
+std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
+
+/// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
+/// the slowest rank's load and the figures measured for the run: the device's triad bandwidth
+/// (machine profile) and the link figures the worker measured over the run's own transport. A
+/// host-staged link figure already includes both PCIe copies, so the halo is priced as direct.
+json model_entry(const json& e, const MachineProfile* machine)
+{
+    if (machine == nullptr || e.value("device", "") != "gpu") return nullptr;
+    models::GmresRankLoad load;
+    load.rows = e.at("rows_max").get<double>();
+    load.nnz = e.at("nnz_max").get<double>();
+    load.halo_words = e.at("halo").at("words_received_max").get<double>();
+    load.halo_messages = e.at("halo").at("messages_received_max").get<double>();
+    models::GmresSetup setup;
+    setup.m = e.at("restart").get<int>();
+    setup.orth = e.at("orth") == "cgs2" ? models::GmresOrth::cgs2 : models::GmresOrth::mgs;
+    models::GmresMachine mc;
+    mc.device_bytes_per_s = machine->triad_gbps * 1e9;
+    const auto& link = e.at("link");
+    mc.link_bytes_per_s = link.at("bandwidth_bytes_per_second").get<double>();
+    mc.p2p_latency_s = link.at("latency_seconds").get<double>();
+    mc.allreduce_latency_s = link.at("allreduce_seconds").get<double>();
+    const auto t = models::gmres_iteration_time(load, e.at("ranks").get<int>(), setup, mc);
+    return {{"spmv", t.spmv}, {"vector", t.vector_ops}, {"halo", t.halo},
+            {"reductions", t.reductions}, {"total", t.total}};
+}
+
+/// Launches one run and returns its entry (the worker's object plus name, item, variant).
+json launch(const StudyRun& run, const std::string& item, const DistRun& r, const fs::path& dir,
+            std::vector<double>* solution = nullptr)
+{
+    const std::string name = fmt::format("{}/{}/{}/{}{}/P={}", item, r.matrix, variant(r),
+                                         r.device, r.device == "gpu" ? "/" + r.transport : "",
+                                         r.ranks);
+    const std::string file = (dir / (std::to_string(std::hash<std::string>{}(name)) + ".json"))
+                                 .string();
+    // At most 3 timed solves: a solve is up to 500 iterations, and every run also makes a
+    // warm-up and a detailed solve.
+    const auto argv = dist_command(mpi_launcher(), self_executable(), run.source, r,
+                                   std::min(run.options.repetitions, 3), file);
+    std::cerr << "kbench: " << name << "\n";
+    json e = run_mpi_worker(argv, file);
+    if (!e.contains("error")) {
+        const int it = e.at("iterations").get<int>();
+        e["seconds_per_iteration"] = it > 0 ? e.at("seconds").get<double>() / it : 0.0;
+        e["model"] = model_entry(e, run.machine);
+        if (solution != nullptr) *solution = read_doubles(file + ".x");
+    }
+    e["name"] = name;
+    e["item"] = item;
+    e["variant"] = variant(r);
+    return e;
+}
+
+json new_document(const StudyRun& run, const MatrixSet& set)
+{
+    if (mpi_launcher().empty())
+        throw std::runtime_error(run.id + ": kbench was built without MPI (libopenmpi-dev)");
+    json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
+    doc["context"]["kbench"]["parameters"] = {{"restart", 16}, {"tolerance", 1e-12},
+                                              {"max_iterations", 500}, {"orth", "mgs"},
+                                              {"preconditioner", "jacobi"}, {"b", 1}, {"x0", 0},
+                                              {"repetitions", run.options.repetitions},
+                                              {"gpus", gpu_count()}, {"cpu_ranks", cpu_ranks()}};
+    return doc;
+}
+
+/// Records the matrix (n, nnz from a successful run) in context.kbench.matrices.
+void note_matrix(json& doc, const MatrixEntry& entry, const json& e)
+{
+    auto& m = doc["context"]["kbench"]["matrices"][entry.name];
+    m["source"] = entry.source;
+    m["stands_for"] = entry.stands_for;
+    m["spec"] = json::parse(entry.spec);
+    if (e.contains("n")) {
+        m["n"] = e["n"];
+        m["nnz"] = e["nnz"];
+    }
+}
+
+MatrixSet load(const StudyRun& run)
+{
+    return load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+}
+
+double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)
+{
+    if (x.size() != y.size() || x.empty()) return std::nan("");
+    double d = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
+    return d;
+}
+
+}  // namespace
+
+std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
+                                      const MatrixSource& source, const DistRun& r,
+                                      int repetitions, const std::string& json_file)
+{
+    std::vector<std::string> argv = {mpiexec, "-n", std::to_string(r.ranks)};
+    argv.insert(argv.end(), {kbench, "dist", "gmres", "--set", source.set, "--matrix", r.matrix,
+                             "--device", r.device, "--transport", r.transport, "--partition",
+                             r.partition, "--scheme", r.scheme, "--repetitions",
+                             std::to_string(repetitions), "--json", json_file});
+    if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
+    if (r.rows_per_rank > 0)
+        argv.insert(argv.end(), {"--rows-per-rank", std::to_string(r.rows_per_rank)});
+    if (r.write_solution) argv.insert(argv.end(), {"--solution", json_file + ".x"});
+    return argv;
+}
+
+json run_dist_table2(const StudyRun& run)
+{
+    const MatrixSet set = load(run);
+    json doc = new_document(run, set);
+    ScratchDir dir;
+    const int gpus = std::max(1, gpu_count());
+    for (const auto& entry : set.matrices) {
+        DistRun cpu{entry.name, cpu_ranks(), "cpu"};
+        cpu.write_solution = true;
+        DistRun gpu{entry.name, gpus, "gpu"};
+        gpu.write_solution = true;
+        std::vector<double> x_cpu, x_gpu;
+        json c = launch(run, "table2", cpu, dir.path, &x_cpu);
+        json g = launch(run, "table2", gpu, dir.path, &x_gpu);
+        if (!g.contains("error") && !c.contains("error")) {
+            g["delta"] = max_abs_diff(x_cpu, x_gpu);
+            g["tau"] = c.at("seconds").get<double>() / g.at("seconds").get<double>();
+        }
+        note_matrix(doc, entry, g.contains("n") ? g : c);
+        doc["benchmarks"].push_back(std::move(c));
+        doc["benchmarks"].push_back(std::move(g));
+    }
+    return doc;
+}
+
+json run_dist_schemes(const StudyRun& run)
+{
+    // table5: the two schemes on natural blocks (zianekhodja2014 Sec. 6.1); table8: compressed on
+    // natural blocks vs after the hypergraph partition (Sec. 6.2), plus the bandwidth scheme on
+    // natural blocks, whose volume table9 lists.
+    const bool table5 = run.id == "zianekhodja2014/table5";
+    const std::string item = table5 ? "table5" : "table8";
+    std::vector<std::pair<std::string, std::string>> variants = {{"natural", "bandwidth"},
+                                                                 {"natural", "compressed"}};
+    if (!table5) variants.emplace_back("hypergraph", "compressed");
+    const MatrixSet set = load(run);
+    json doc = new_document(run, set);
+    ScratchDir dir;
+    const int gpus = std::max(1, gpu_count());
+    for (const auto& entry : set.matrices) {
+        json first;
+        for (const std::string transport : {"host_staged", "nccl"}) {
+            for (const auto& [partition, scheme] : variants) {
+                DistRun r{entry.name, gpus, "gpu", transport, partition, scheme};
+                json e = launch(run, item, r, dir.path);
+                if (first.is_null() && e.contains("n")) first = e;
+                doc["benchmarks"].push_back(std::move(e));
+            }
+        }
+        DistRun cpu{entry.name, cpu_ranks(), "cpu"};
+        doc["benchmarks"].push_back(launch(run, item, cpu, dir.path));
+        note_matrix(doc, entry, first.is_null() ? json::object() : first);
+    }
+    return doc;
+}
+
+json run_dist_table9(const StudyRun& run)
+{
+    if (run.derive_from_results != nullptr) {
+        json doc = *run.derive_from_results;
+        doc["context"]["kbench"]["id"] = run.id;
+        doc["context"]["kbench"]["derived_from"] = "zianekhodja2014/table8";
+        return doc;
+    }
+    json doc = run_dist_schemes(run);
+    doc["context"]["kbench"]["derived_from"] = "zianekhodja2014/table8";
+    return doc;
+}
+
+json run_dist_weak_scaling(const StudyRun& run)
+{
+    const MatrixSet set = load(run);
+    if (set.matrices.empty()) throw std::invalid_argument(run.id + ": the matrix set is empty");
+    json doc = new_document(run, set);
+    doc["context"]["kbench"]["parameters"]["rows_per_rank"] = weak_rows_per_rank;
+    ScratchDir dir;
+    const MatrixEntry& entry = set.matrices.front();
+    std::vector<int> counts;
+    for (int p = 1; p <= std::max(1, gpu_count()); p *= 2) counts.push_back(p);
+    json first;
+    for (const int p : counts) {
+        for (const std::string device : {"gpu", "cpu"}) {
+            for (const std::string transport : {"host_staged", "nccl"}) {
+                if (device == "cpu" && transport == "nccl") continue;
+                for (const std::string partition : {"natural", "hypergraph"}) {
+                    for (const std::string scheme : {"bandwidth", "compressed"}) {
+                        DistRun r{entry.name, p, device, transport, partition, scheme};
+                        r.rows_per_rank = weak_rows_per_rank;
+                        json e = launch(run, "fig9", r, dir.path);
+                        if (first.is_null() && e.contains("n")) first = e;
+                        doc["benchmarks"].push_back(std::move(e));
+                    }
+                }
+            }
+        }
+    }
+    note_matrix(doc, entry, first.is_null() ? json::object() : first);
+    return doc;
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,60 @@
+// The zianekhodja2014 study: Jacobi-preconditioned GMRES(16) on MPI ranks, CPU ranks against
+// GPU ranks (Table 2), the two halo schemes (Table 5), hypergraph partitioning (Table 8), the
+// exact communication volumes (Table 9) and weak scaling (Fig. 9). Every run is one
+// `mpirun -np P kbench dist gmres ...` (harness/cli_dist.cpp) launched by these runners, which
+// collect the ranks' JSON objects, compute Delta = ||x_CPU - x_GPU||_inf (formula 6) and add the
+// per-iteration time model of models/gmres_comm_model.hpp to each GPU run. Each run makes one
+// warm-up solve, min(--repetitions, 3) timed solves (median) and one detailed solve.
+//
+// Entries ("benchmarks"): the object `kbench dist gmres` writes (see harness/cli_dist.cpp) plus
+//   "name" ("<item>/<matrix>/<variant>/<device>[/<transport>]/P=<ranks>"), "item" (table2,
+//   table5, table8, fig9), "variant" ("<partition>+<scheme>", e.g. "natural+compressed"),
+//   "seconds_per_iteration", "model" {"spmv", "vector", "halo", "reductions", "total"} (seconds
+//   per iteration, GPU runs), and for table2's GPU runs "delta" (against the CPU run).
+//   A run that failed is kept as {"name", "item", "error", "exit_code"}.
+#pragma once
+
+#include "harness/study.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+
+/// The arguments of one `kbench dist gmres` run (without the launcher).
+struct DistRun {
+    std::string matrix;
+    int ranks = 1;
+    std::string device = "gpu";  // "cpu" | "gpu"
+    std::string transport = "host_staged";
+    std::string partition = "natural";
+    std::string scheme = "compressed";
+    long long rows_per_rank = 0;  // > 0: weak scaling (replicate entries)
+    bool write_solution = false;
+};
+
+/// The command line of a run: mpiexec -n P kbench dist gmres
+/// --set ... --json <json_file> [--solution <json_file>.x]. Pure function (for tests).
+std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
+                                      const MatrixSource& source, const DistRun& r,
+                                      int repetitions, const std::string& json_file);
+
+/// zianekhodja2014/table2: for every matrix of the set, CPU ranks (one per core) against GPU
+/// ranks (one per GPU). Throws std::runtime_error when kbench has no MPI launcher.
+nlohmann::json run_dist_table2(const StudyRun& run);
+/// zianekhodja2014/table5 (run.id ends in table5: bandwidth vs compressed, natural blocks) and
+/// table8 (otherwise: the same two plus compressed after the hypergraph partition, whose three
+/// volumes table9 lists), for every matrix of the set on all GPUs with both transports, plus
+/// the CPU ranks' natural compressed run (the paper's Time_CPU).
+nlohmann::json run_dist_schemes(const StudyRun& run);
+/// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs
+/// (run.derive_from_results when table8 ran in this invocation, else table8's runs are made).
+nlohmann::json run_dist_table9(const StudyRun& run);
+/// zianekhodja2014/fig9: weak scaling, the set's first matrix at its rows-per-GPU, the four
+/// variants (natural / hypergraph x bandwidth / compressed) on 1, 2, 4, ... GPUs (powers of two
+/// up to the device count) with both transports, and on as many CPU ranks.
+nlohmann::json run_dist_weak_scaling(const StudyRun& run);
+
+}  // namespace kbench::harness

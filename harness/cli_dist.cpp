@@ -1,0 +1,272 @@
+// `kbench dist gmres`: one distributed GMRES run, launched as `mpirun -np P kbench dist gmres
+// ...` (by hand, or by the zianekhodja2014 runners of harness/bench_dist_gmres.hpp): every rank
+// builds its block of the matrix (dist_setup.hpp), the ranks measure their link (dist_link.hpp),
+// then Jacobi-preconditioned GMRES(m) runs once untimed, `repetitions` times timed (the slowest
+// rank's seconds, median reported) and once detailed (the computation / communication split),
+// on CPU ranks or on one GPU per rank. Rank 0 writes one JSON object (schema below) to --json.
+//
+// JSON: {"matrix", "n", "nnz", "ranks", "device" ("cpu" | "gpu"), "gpu_name" (gpu only),
+//   "transport" (gpu only), "scheme", "partition", "build_seconds", "partition_seconds",
+//   "restart", "tolerance", "max_iterations", "orth", "preconditioner",
+//   "status", "detail", "iterations", "seconds" (median of the timed solves, slowest rank),
+//   "seconds_all", "true_residual" (||M^-1 (b - A x)|| / ||M^-1 b||),
+//   "prec" (||M^-1 (b - A x)||_inf, zianekhodja2014 formula 6), "phases" {name: seconds} and
+//   "detailed_seconds" of the detailed solve, "rows_max", "rows_min", "nnz_max" (per rank),
+//   "halo" {"words_received_total", "words_received_max", "words_sent_max",
+//   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
+//   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds"}}.
+// Any error ends all ranks (MPI_Abort after the message), so that no rank waits forever in a
+// collective the failing one never reaches.
+#include "harness/cli.hpp"
+#include "harness/dist_link.hpp"
+#include "harness/dist_setup.hpp"
+#include "harness/results_json.hpp"
+#include "harness/study_context.hpp"
+#include "harness/timing.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/machine_probe.hpp"
+#include "kernels/spmv.hpp"
+#include "solvers/distributed/distributed_gmres.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace kbench::harness {
+namespace {
+
+struct DistArgs {
+    MatrixSource source;
+    std::string matrix, device = "gpu", transport = "host_staged", scheme = "compressed",
+                        orth = "mgs", preconditioner = "jacobi", json, solution;
+    DistSetupOptions setup;
+    solvers::GmresOptions gmres;
+    int repetitions = 3;
+    bool link = true;
+};
+
+/// ||M^-1 (b - A x)||_inf over all ranks, on the host (x_local: num_owned entries).
+double preconditioned_residual_inf(const dist::Communicator& comm,
+                                   dist::DistributedSpmvCpu<double>& a,
+                                   const std::vector<double>& inv_diag,
+                                   const std::vector<double>& b_local,
+                                   const std::vector<double>& x_local)
+{
+    const auto& h = a.exchange().layout();
+    std::vector<double> x(static_cast<std::size_t>(h.local_size()), 0.0);
+    std::copy(x_local.begin(), x_local.end(), x.begin());
+    std::vector<double> r = b_local;
+    a.apply(-1.0, x, 1.0, r);
+    double m = 0.0;
+    for (std::size_t i = 0; i < r.size(); ++i)
+        m = std::max(m, std::abs(r[i] * (inv_diag.empty() ? 1.0 : inv_diag[i])));
+    return comm.allreduce_max(m);
+}
+
+nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
+{
+    const MatrixSet set = load_matrix_set(o.source.set, resolve_matrix_dir(o.source.matrix_dir));
+    const auto entry = std::find_if(set.matrices.begin(), set.matrices.end(),
+                                    [&](const MatrixEntry& e) { return e.name == o.matrix; });
+    if (entry == set.matrices.end())
+        throw std::invalid_argument(
+            fmt::format("--matrix: '{}' is not in matrix set '{}'", o.matrix, set.name));
+    const bool gpu = o.device == "gpu";
+    if (!gpu && o.device != "cpu")
+        throw std::invalid_argument(fmt::format("--device: '{}', expected cpu or gpu", o.device));
+    const dist::Transport transport = dist::parse_transport(o.transport);
+    const dist::Preconditioner prec = dist::parse_preconditioner(o.preconditioner);
+    if (o.repetitions < 1)
+        throw std::invalid_argument(fmt::format("--repetitions: {}, expected >= 1", o.repetitions));
+
+    std::string gpu_name;
+    if (gpu) {
+        const int device = dist::select_device(comm);
+        cudaDeviceProp prop{};
+        KBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        gpu_name = prop.name;
+    }
+    std::unique_ptr<dist::NcclCommunicator> nccl;
+    if (gpu && transport == dist::Transport::nccl)
+        nccl = std::make_unique<dist::NcclCommunicator>(comm);
+
+    const DistProblem p = build_dist_problem(comm, *entry, o.setup);
+    const auto& h = p.local.halo;
+    const index_type owned = h.num_owned;
+    const std::vector<double> b(static_cast<std::size_t>(owned), 1.0);  // b = 1, x0 = 0
+    std::vector<double> x(static_cast<std::size_t>(owned), 0.0);
+    dist::DistributedSpmvCpu<double> host_spmv(comm, p.local);
+
+    std::vector<double> seconds;
+    solvers::SolveResult result, detailed;
+    if (gpu) {
+        cuda_stream stream;
+        dist::DistributedSpmv<double> spmv(comm, p.local, transport, spmv::Policy{"auto"},
+                                           spmv::machine_figures(), nccl.get());
+        device_buffer<double> d_b(b), d_x(static_cast<std::size_t>(std::max<index_type>(owned, 1)));
+        auto solve = [&](bool detail) {
+            KBENCH_CUDA_CHECK(cudaMemsetAsync(d_x.data(), 0, sizeof(double) * owned, stream.get()));
+            comm.barrier();
+            return dist::distributed_gmres(comm, spmv, p.local, d_b.data(), d_x.data(), o.gmres,
+                                           prec, stream.get(), detail);
+        };
+        solve(false);  // warm-up
+        for (int r = 0; r < o.repetitions; ++r) {
+            result = solve(false);
+            seconds.push_back(comm.allreduce_max(result.seconds));
+        }
+        KBENCH_CUDA_CHECK(cudaMemcpy(x.data(), d_x.data(), sizeof(double) * owned,
+                                     cudaMemcpyDeviceToHost));
+        detailed = solve(true);
+    } else {
+        auto solve = [&](bool detail) {
+            std::fill(x.begin(), x.end(), 0.0);
+            comm.barrier();
+            return dist::distributed_gmres_cpu(comm, host_spmv, b, x, o.gmres, prec, detail);
+        };
+        solve(false);
+        for (int r = 0; r < o.repetitions; ++r) {
+            result = solve(false);
+            seconds.push_back(comm.allreduce_max(result.seconds));
+        }
+        detailed = solve(true);
+    }
+    const auto inv_diag =
+        dist::inverse_diagonal(comm, p.local.a, h.owned_global, prec, "kbench dist gmres");
+    const double prec_inf = preconditioned_residual_inf(comm, host_spmv, inv_diag, b, x);
+    if (!o.solution.empty()) {
+        const auto all = dist::gather_original(comm, p.block, x);
+        if (comm.rank() == 0) {
+            std::ofstream out(o.solution, std::ios::binary);
+            out.write(reinterpret_cast<const char*>(all.data()),
+                      static_cast<std::streamsize>(all.size() * sizeof(double)));
+            if (!out) throw std::runtime_error("--solution: cannot write " + o.solution);
+        }
+    }
+    LinkFigures link;
+    if (o.link) link = measure_link(comm, gpu, transport, nccl.get());
+
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& ph : detailed.phases) phases[ph.name] = comm.allreduce_max(ph.seconds);
+    const auto total = [&](double v) { return comm.allreduce_sum(v); };
+    nlohmann::json doc = {
+        {"matrix", o.matrix},
+        {"n", p.local.global_rows},
+        {"nnz", p.nnz},
+        {"ranks", comm.size()},
+        {"device", o.device},
+        {"scheme", dist::to_string(o.setup.scheme)},
+        {"partition", o.setup.partition},
+        {"build_seconds", p.build_seconds},
+        {"partition_seconds", p.partition_seconds},
+        {"restart", o.gmres.restart},
+        {"tolerance", o.gmres.tolerance},
+        {"max_iterations", o.gmres.max_iterations},
+        {"orth", solvers::to_string(o.gmres.orth)},
+        {"preconditioner", dist::to_string(prec)},
+        {"status", solvers::to_string(result.status)},
+        {"detail", result.detail},
+        {"iterations", result.iterations},
+        {"seconds", median(seconds)},
+        {"seconds_all", seconds},
+        {"true_residual", result.true_residual},
+        {"prec", prec_inf},
+        {"phases", phases},
+        {"detailed_seconds", comm.allreduce_max(detailed.seconds)},
+        {"rows_max", comm.allreduce_max(owned)},
+        {"rows_min", comm.allreduce_min(owned)},
+        {"nnz_max", comm.allreduce_max(static_cast<std::int64_t>(p.local.a.nnz()))},
+        {"halo",
+         {{"words_received_total", total(static_cast<double>(h.words_received()))},
+          {"words_received_max", comm.allreduce_max(static_cast<std::int64_t>(h.words_received()))},
+          {"words_sent_max", comm.allreduce_max(static_cast<std::int64_t>(h.words_sent()))},
+          {"messages_received_total", total(static_cast<double>(h.messages_received()))},
+          {"messages_received_max", comm.allreduce_max(h.messages_received())}}},
+        {"link",
+         {{"latency_seconds", link.latency_seconds},
+          {"bandwidth_bytes_per_second", link.bandwidth_bytes_per_second},
+          {"allreduce_seconds", link.allreduce_seconds}}},
+    };
+    if (gpu) {
+        doc["gpu_name"] = gpu_name;
+        doc["transport"] = dist::to_string(transport);
+    }
+    return doc;
+}
+
+}  // namespace
+
+void add_dist_command(CLI::App& app)
+{
+    auto a = std::make_shared<DistArgs>();
+    a->gmres.restart = 16;
+    a->gmres.tolerance = 1e-12;
+    a->gmres.max_iterations = 500;
+    a->gmres.orth = solvers::ArnoldiOrth::mgs;
+    auto* dist_cmd = app.add_subcommand(
+        "dist", "Distributed solvers over MPI (launch with mpirun -np P; subcommand: gmres)");
+    dist_cmd->require_subcommand(1);
+    auto* sub = dist_cmd->add_subcommand(
+        "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
+                 "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
+    sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
+        ->required();
+    sub->add_option("--matrix", a->matrix, "the entry of the set to solve")->required();
+    sub->add_option("--matrix-dir", a->source.matrix_dir,
+                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+    sub->add_option("--target-rows", a->setup.target_rows,
+                    "replicate entries: rows of the generated matrix instead of the set's");
+    sub->add_option("--rows-per-rank", a->setup.rows_per_rank,
+                    "replicate entries: rows per rank (weak scaling: target = this x ranks)");
+    sub->add_option("--partition", a->setup.partition, "natural or hypergraph (Zoltan PHG)")
+        ->capture_default_str();
+    sub->add_option("--scheme", a->scheme, "halo scheme: compressed or bandwidth (row-by-row)")
+        ->capture_default_str();
+    sub->add_option("--device", a->device, "cpu (one rank per core) or gpu (one GPU per rank)")
+        ->capture_default_str();
+    sub->add_option("--transport", a->transport, "gpu: host_staged or nccl")
+        ->capture_default_str();
+    sub->add_option("--restart", a->gmres.restart, "restart length m")->capture_default_str();
+    sub->add_option("--tolerance", a->gmres.tolerance,
+                    "stop at ||M^-1 (b - A x)|| / ||M^-1 b|| <= this")->capture_default_str();
+    sub->add_option("--max-iterations", a->gmres.max_iterations, "iteration limit")
+        ->capture_default_str();
+    sub->add_option("--orth", a->orth, "Arnoldi orthogonalization: mgs or cgs2")
+        ->capture_default_str();
+    sub->add_option("--preconditioner", a->preconditioner, "jacobi or none")
+        ->capture_default_str();
+    sub->add_option("--repetitions", a->repetitions, "timed solves after the warm-up (median)")
+        ->capture_default_str();
+    sub->add_option("--json", a->json, "rank 0 writes the results object to FILE");
+    sub->add_option("--solution", a->solution,
+                    "rank 0 writes x (original numbering, raw little-endian doubles) to FILE");
+    sub->add_flag("!--no-link", a->link, "skip the link measurement");
+    sub->callback([a] {
+        a->setup.scheme = dist::parse_halo_scheme(a->scheme);
+        a->gmres.orth = solvers::parse_arnoldi_orth(a->orth);
+        dist::MpiSession session(nullptr, nullptr);
+        dist::Communicator comm;
+        try {
+            const nlohmann::json doc = run(comm, *a);
+            if (comm.rank() == 0) {
+                if (!a->json.empty()) write_json_file(doc, a->json);
+                else std::cout << doc.dump(1) << "\n";
+            }
+        } catch (const std::exception& e) {
+            fmt::print(stderr, "kbench dist gmres: error on rank {}: {}\n", comm.rank(), e.what());
+            std::fflush(stderr);
+            MPI_Abort(comm.get(), 1);
+        }
+    });
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,86 @@
+// Launching MPI workers; see mpi_launch.hpp.
+#include "harness/mpi_launch.hpp"
+
+#include "harness/process.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+#include <stdexcept>
+#include <thread>
+
+namespace kbench::harness {
+namespace fs = std::filesystem;
+
+std::string mpi_launcher()
+{
+#ifdef KBENCH_MPIEXEC
+    return KBENCH_MPIEXEC;
+#else
+    return "";
+#endif
+}
+
+std::string self_executable()
+{
+    std::error_code ec;
+    const auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("kbench") : p.string();
+}
+
+int gpu_count()
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+int cpu_ranks()
+{
+    // Distinct (physical id, core id) pairs of /proc/cpuinfo: cores, not hardware threads (an
+    // MPI launcher offers one slot per core by default).
+    std::ifstream in("/proc/cpuinfo");
+    std::set<std::pair<std::string, std::string>> cores;
+    std::string line, physical = "0";
+    while (std::getline(in, line)) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+        const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+        if (key == "physical id") physical = value;
+        if (key == "core id") cores.emplace(physical, value);
+    }
+    if (!cores.empty()) return static_cast<int>(cores.size());
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+ScratchDir::ScratchDir()
+{
+    std::string tmpl = (fs::temp_directory_path() / "kbench-mpi-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr)
+        throw std::runtime_error("cannot create a scratch directory under " +
+                                 fs::temp_directory_path().string());
+    path = tmpl;
+}
+
+ScratchDir::~ScratchDir()
+{
+    std::error_code ec;
+    fs::remove_all(path, ec);
+}
+
+nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file)
+{
+    const ProcessResult pr = run_process(argv);
+    if (pr.exit_code != 0 || !fs::exists(json_file))
+        return {{"error", "the MPI worker failed (its message is above)"},
+                {"exit_code", pr.exit_code}};
+    std::ifstream in(json_file);
+    return nlohmann::json::parse(in);
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,45 @@
+// Launching the MPI workers of the distributed studies (`mpiexec -n P kbench dist ...`) from a
+// `kbench reproduce` run, which itself never initializes MPI: the launcher CMake found, this
+// executable's path, a scratch directory for the workers' output, and one call that runs a
+// worker and returns the JSON object its rank 0 wrote.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+
+/// mpiexec as CMake found it (MPIEXEC_EXECUTABLE); empty when kbench was built without MPI.
+std::string mpi_launcher();
+
+/// This executable's path (/proc/self/exe), or "kbench" when it cannot be read.
+std::string self_executable();
+
+/// CUDA devices visible to this process (0 without a usable GPU).
+int gpu_count();
+
+/// Physical cores of this machine (distinct core ids of /proc/cpuinfo; hardware threads when it
+/// cannot be read), >= 1: the CPU ranks of a "one rank per core" run.
+int cpu_ranks();
+
+/// A fresh directory under the system's temporary directory, removed with its contents on
+/// destruction. Throws std::runtime_error when it cannot be created.
+struct ScratchDir {
+    std::filesystem::path path;
+    ScratchDir();
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+};
+
+/// Runs `argv` (a launcher command line whose worker writes its JSON object to json_file),
+/// stdout and stderr inherited, and returns that object; when the command fails or writes
+/// nothing, {"error": <what>, "exit_code": <code>} instead (the worker's own message is on
+/// stderr). Never throws for a failed worker; throws nlohmann::json::parse_error for a file
+/// that is not JSON.
+nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file);
+
+}  // namespace kbench::harness

@@ -1,0 +1,244 @@
+// Time of one iteration of distributed, Jacobi-preconditioned GMRES(m) with one GPU per rank
+// (zianekhodja2014: Algorithm 1, row blocks Sec. 5.1, halo schemes Secs. 5.1 and 6.1; the paper
+// reports measured times only, the model is kbench's). The halo scheme (bandwidth window,
+// compressed, partitioned) enters only through the halo words and messages, which
+// matrices/row_partition.hpp counts (bandwidth_comm_volume, compressed_comm_volume).
+//
+// Pricing: every local kernel is memory bound, bytes / device bandwidth; a halo exchange costs
+// messages x point-to-point latency + bytes / link bandwidth, plus 2 x bytes / PCIe bandwidth on
+// the host-staged path (Sec. 5.1: GPU -> host copy, MPI, host -> GPU copy); an all-reduce costs
+// its measured latency + payload bytes / link bandwidth (on one rank only the latency: the call's
+// round trip on its path). Ranks run concurrently
+// and every all-reduce synchronizes them: the slowest rank sets the time.
+//
+// Counts per restart cycle, for a rank of n_d rows; a "pass" is one local vector (n_d words)
+// read or written. Algorithm 1's lines, step j = 1..m:
+//   l. 9      w = M^-1 A v_j    1 SpMV with 1 halo exchange; Jacobi w = D^-1 w: 3 passes
+//   l. 10-13  MGS, j times:     h_ij = (w, v_i): 2 passes + 1 all-reduce of 1 word;
+//                               w -= h_ij v_i: 3 passes
+//             CGS2 (option):    twice [h = V_j^T w: j+1 passes; w -= V_j h: j+2 passes],
+//                               2 all-reduces of j+1 words (kbench solvers/gmres.hpp)
+//   l. 14     ||w||             1 pass + 1 all-reduce of 1 word
+//   l. 15     v_{j+1} = w / h   2 passes
+// and once per cycle (the restart):
+//   l. 19     x = x0 + V_m y    m + 2 passes (V_m and x read, x written)
+//   l. 20     r = M^-1(b - Ax)  1 SpMV with 1 halo exchange; b - Ax: 3 passes; Jacobi: 3
+//   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
+//   l. 7      v_1 = r / beta    2 passes
+// Per iteration = cycle / m (the restart amortized over the m steps). Left out: the least
+// squares (l. 18, m x m on one thread), kernel launch latencies, the pack kernel of the halo.
+// Units: seconds, bytes, bytes/s, words (vector entries of word_bytes). Bad input throws
+// std::invalid_argument naming the function, the parameter, its value and what was expected.
+#pragma once
+
+#include "models/spmv_traffic.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbench::models {
+
+/// Orthogonalization of the Arnoldi step: modified Gram-Schmidt (Algorithm 1, the default) or
+/// classical Gram-Schmidt twice (kbench's solvers).
+enum class GmresOrth { mgs, cgs2 };
+
+/// How halo words travel: directly between GPUs (CUDA-aware MPI, NCCL) or staged through the
+/// hosts (zianekhodja2014 Sec. 5.1: crosses PCIe twice).
+enum class HaloPath { direct, host_staged };
+
+/// Machine-independent counts of GMRES work on one rank (see the table above).
+struct GmresCounts {
+    double spmvs = 0;            // SpMVs, each with one halo exchange
+    double vector_passes = 0;    // local vectors read or written by the vector kernels
+    double allreduces = 0;       // all-reduces (each synchronizes the ranks)
+    double allreduce_words = 0;  // words summed over those all-reduces
+};
+
+namespace detail {
+[[noreturn]] inline void gmres_comm_fail(const char* function, const std::string& what)
+{
+    throw std::invalid_argument(std::string(function) + ": " + what);
+}
+inline void gmres_check(const char* function, const char* name, double x, bool positive)
+{
+    if (!std::isfinite(x) || (positive ? !(x > 0.0) : !(x >= 0.0)))
+        gmres_comm_fail(function, std::string(name) + " = " + std::to_string(x) +
+                                      (positive ? ", expected finite and > 0"
+                                                : ", expected finite and >= 0"));
+}
+inline void gmres_check_int(const char* function, const char* name, int x)
+{
+    if (x < 1) gmres_comm_fail(function, std::string(name) + " = " + std::to_string(x) +
+                                             ", expected >= 1");
+}
+}  // namespace detail
+
+/// Counts of Arnoldi step j (1-based; Algorithm 1 lines 9-15). Throws for j < 1 ("j").
+inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
+{
+    detail::gmres_check_int("gmres_step_counts", "j", j);
+    GmresCounts c;
+    c.spmvs = 1;                  // l. 9: A v_j, one halo exchange
+    c.vector_passes = 3 + 1 + 2;  // l. 9 Jacobi (D^-1, w in, w out); l. 14 norm; l. 15 scaling
+    if (orth == GmresOrth::mgs) {
+        c.vector_passes += 5.0 * j;    // l. 11 dot (2) + l. 12 axpy (3), j times
+        c.allreduces = j + 1.0;        // j dots (in sequence) + l. 14 norm
+        c.allreduce_words = j + 1.0;   // one word each
+    } else {
+        c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
+        c.allreduces = 3;                                  // 2 projections + l. 14 norm
+        c.allreduce_words = 2.0 * (j + 1) + 1;             // j+1 words each, 1 for the norm
+    }
+    return c;
+}
+
+/// Counts of the restart of a cycle of m steps (lines 19-21 and 7). Throws for m < 1 ("m").
+inline GmresCounts gmres_restart_counts(int m)
+{
+    detail::gmres_check_int("gmres_restart_counts", "m", m);
+    GmresCounts c;
+    c.spmvs = 1;                              // l. 20: A x, one halo exchange
+    c.vector_passes = (m + 2.0) + 6 + 1 + 2;  // l. 19 x update; l. 20 b - Ax, Jacobi; l. 21; l. 7
+    c.allreduces = 1;                         // l. 21 norm
+    c.allreduce_words = 1;
+    return c;
+}
+
+/// Counts of one restart cycle: steps j = 1..m plus the restart. Closed forms:
+///   MGS:  spmvs m + 1, passes 6m + 5m(m+1)/2 + m + 11, all-reduces = words = m(m+1)/2 + m + 1;
+///   CGS2: spmvs m + 1, passes 12m + 2m(m+1) + m + 11, all-reduces 3m + 1,
+///         words m(m+1) + 3m + 1. Throws for m < 1 ("m").
+inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
+{
+    GmresCounts c = gmres_restart_counts(m);
+    for (int j = 1; j <= m; ++j) {
+        const GmresCounts s = gmres_step_counts(j, orth);
+        c.spmvs += s.spmvs;
+        c.vector_passes += s.vector_passes;
+        c.allreduces += s.allreduces;
+        c.allreduce_words += s.allreduce_words;
+    }
+    return c;
+}
+
+/// One rank's share per SpMV (the counts of matrices/row_partition.hpp).
+struct GmresRankLoad {
+    double rows = 0;           // n_d: rows (and vector entries) the rank owns
+    double nnz = 0;            // nonzeros of those rows
+    double halo_words = 0;     // words it receives per SpMV (SpmvCommVolume::words_received[d])
+    double halo_messages = 0;  // messages it receives per SpMV (messages_received[d])
+};
+
+/// Measured machine figures (kbench machine and the distributed benchmarks).
+struct GmresMachine {
+    double device_bytes_per_s = 0;   // device memory bandwidth (bytes/s)
+    double link_bytes_per_s = 0;     // rank-to-rank bandwidth (bytes/s); P > 1 only
+    double p2p_latency_s = 0;        // one point-to-point message (s); P > 1 only
+    double allreduce_latency_s = 0;  // one all-reduce call of a few words on P ranks (s)
+    double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only
+};
+
+/// Solver and data format of the model.
+struct GmresSetup {
+    int m = 30;                       // restart length
+    GmresOrth orth = GmresOrth::mgs;  // Algorithm 1: MGS
+    HaloPath halo_path = HaloPath::direct;
+    int word_bytes = 8;   // one vector entry or matrix value (double)
+    int index_bytes = 4;  // one CSR index (kbench::index_type)
+};
+
+/// Seconds per GMRES iteration (Arnoldi step, restart amortized), term by term.
+struct GmresIterationTime {
+    double spmv = 0;        // local CSR SpMVs
+    double vector_ops = 0;  // Jacobi scalings, orthogonalization, norms, scalings, restart updates
+    double halo = 0;        // halo exchanges
+    double reductions = 0;  // all-reduces
+    double total = 0;       // the sum of the four
+};
+
+/// Bytes of one local CSR SpMV of a rank (models/spmv_traffic.hpp csr_spmv): values and column
+/// indices of its nnz, its row pointers, x once (own rows + received halo words), y written.
+inline double gmres_spmv_bytes(const GmresRankLoad& r, int word_bytes, int index_bytes)
+{
+    return csr_spmv(static_cast<std::int64_t>(r.rows),
+                    static_cast<std::int64_t>(r.rows + r.halo_words),
+                    static_cast<std::int64_t>(r.nnz), word_bytes, index_bytes)
+        .bytes();
+}
+
+/// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank
+/// the halo must be empty and an all-reduce costs allreduce_latency_s alone. Throws
+/// std::invalid_argument for num_ranks, m, word_bytes or index_bytes < 1, a negative or
+/// non-finite load or allreduce_latency_s, halo words or messages on one rank ("halo_words",
+/// "halo_messages"), device_bytes_per_s <= 0, and with num_ranks > 1 link_bytes_per_s <= 0, a
+/// negative p2p latency, or (host_staged) pcie_bytes_per_s <= 0.
+inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int num_ranks,
+                                               const GmresSetup& s, const GmresMachine& mc)
+{
+    const char* f = "gmres_iteration_time";
+    detail::gmres_check_int(f, "num_ranks", num_ranks);
+    detail::gmres_check_int(f, "m", s.m);
+    detail::gmres_check_int(f, "word_bytes", s.word_bytes);
+    detail::gmres_check_int(f, "index_bytes", s.index_bytes);
+    detail::gmres_check(f, "rows", load.rows, false);
+    detail::gmres_check(f, "nnz", load.nnz, false);
+    detail::gmres_check(f, "halo_words", load.halo_words, false);
+    detail::gmres_check(f, "halo_messages", load.halo_messages, false);
+    detail::gmres_check(f, "device_bytes_per_s", mc.device_bytes_per_s, true);
+    const bool distributed = num_ranks > 1;
+    detail::gmres_check(f, "allreduce_latency_s", mc.allreduce_latency_s, false);
+    if (!distributed && (load.halo_words > 0 || load.halo_messages > 0))
+        detail::gmres_comm_fail(f, "halo_words = " + std::to_string(load.halo_words) +
+                                       ", halo_messages = " + std::to_string(load.halo_messages) +
+                                       " with num_ranks = 1, expected 0");
+    if (distributed) {
+        detail::gmres_check(f, "link_bytes_per_s", mc.link_bytes_per_s, true);
+        detail::gmres_check(f, "p2p_latency_s", mc.p2p_latency_s, false);
+        if (s.halo_path == HaloPath::host_staged)
+            detail::gmres_check(f, "pcie_bytes_per_s", mc.pcie_bytes_per_s, true);
+    }
+    const GmresCounts c = gmres_cycle_counts(s.m, s.orth);
+    const double halo_bytes = load.halo_words * s.word_bytes;
+    const double one_halo =
+        !distributed ? 0.0
+                     : load.halo_messages * mc.p2p_latency_s        // one latency per message
+                           + halo_bytes / mc.link_bytes_per_s       // the words over the link
+                           + (s.halo_path == HaloPath::host_staged  // GPU -> host, host -> GPU
+                                  ? 2.0 * halo_bytes / mc.pcie_bytes_per_s
+                                  : 0.0);
+    GmresIterationTime t;
+    t.spmv = c.spmvs * gmres_spmv_bytes(load, s.word_bytes, s.index_bytes) /
+             mc.device_bytes_per_s / s.m;
+    t.vector_ops = c.vector_passes * load.rows * s.word_bytes / mc.device_bytes_per_s / s.m;
+    t.halo = c.spmvs * one_halo / s.m;
+    // Each all-reduce costs its measured latency, on one rank too: there the call is still the
+    // path's round trip (host-staged: device -> host -> device; NCCL: a launch), 0 if not given.
+    t.reductions = (c.allreduces * mc.allreduce_latency_s +
+                    (distributed ? c.allreduce_words * s.word_bytes / mc.link_bytes_per_s : 0.0)) /
+                   s.m;
+    t.total = t.spmv + t.vector_ops + t.halo + t.reductions;
+    return t;
+}
+
+/// Time per iteration on ranks.size() ranks: the terms of the rank with the largest total (the
+/// first on ties), since every all-reduce waits for the slowest. Throws for an empty list
+/// ("ranks") and as the one-rank overload.
+inline GmresIterationTime gmres_iteration_time(const std::vector<GmresRankLoad>& ranks,
+                                               const GmresSetup& s, const GmresMachine& mc)
+{
+    if (ranks.empty())
+        detail::gmres_comm_fail("gmres_iteration_time", "ranks is empty, expected >= 1 rank");
+    const int p = static_cast<int>(ranks.size());
+    GmresIterationTime slowest = gmres_iteration_time(ranks.front(), p, s, mc);
+    for (std::size_t d = 1; d < ranks.size(); ++d) {
+        const GmresIterationTime t = gmres_iteration_time(ranks[d], p, s, mc);
+        if (t.total > slowest.total) slowest = t;
+    }
+    return slowest;
+}
+
+}  // namespace kbench::models

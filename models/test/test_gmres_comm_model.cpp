@@ -1,0 +1,193 @@
+// The GMRES(m) iteration model of zianekhodja2014 Algorithm 1 (models/gmres_comm_model.hpp):
+// counts and times checked by hand on a small case, monotonicity, one rank, and the halo counts
+// of matrices/row_partition.hpp fed in.
+#include "models/gmres_comm_model.hpp"
+
+#include "matrices/generators.hpp"
+#include "matrices/row_partition.hpp"
+
+#include "kernels/test/expect_invalid.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace kbench::models {
+namespace {
+
+// 100 rows, 500 nonzeros, 10 halo words in 2 messages; 1 GB/s device, 100 MB/s link,
+// 1 us per message, 10 us per all-reduce, 50 MB/s PCIe.
+const GmresRankLoad load{100, 500, 10, 2};
+const GmresMachine machine{1e9, 1e8, 1e-6, 1e-5, 5e7};
+
+GmresSetup setup(int m, GmresOrth orth = GmresOrth::mgs, HaloPath path = HaloPath::direct)
+{
+    GmresSetup s;
+    s.m = m;
+    s.orth = orth;
+    s.halo_path = path;
+    return s;
+}
+
+TEST(GmresCommModel, CountsByHand)
+{
+    // MGS, j = 2: Jacobi 3 + 2 x (dot 2 + axpy 3) + norm 1 + scaling 2 = 16 passes; 3 all-reduces.
+    const auto s2 = gmres_step_counts(2, GmresOrth::mgs);
+    EXPECT_EQ(s2.spmvs, 1);
+    EXPECT_EQ(s2.vector_passes, 16);
+    EXPECT_EQ(s2.allreduces, 3);
+    EXPECT_EQ(s2.allreduce_words, 3);
+    // CGS2, j = 2: 3 + 2 x (3 + 4) + 1 + 2 = 20 passes; 2 all-reduces of 3 words + 1 of 1.
+    const auto c2 = gmres_step_counts(2, GmresOrth::cgs2);
+    EXPECT_EQ(c2.vector_passes, 20);
+    EXPECT_EQ(c2.allreduces, 3);
+    EXPECT_EQ(c2.allreduce_words, 7);
+    // Restart of m = 2: x update 4 + b - Ax 3 + Jacobi 3 + norm 1 + v_1 2 = 13 passes.
+    EXPECT_EQ(gmres_restart_counts(2).vector_passes, 13);
+    // Cycle of m = 2 (j = 1: 11 passes, 2 all-reduces; j = 2: 16, 3; restart: 13, 1).
+    const auto mgs = gmres_cycle_counts(2, GmresOrth::mgs);
+    EXPECT_EQ(mgs.spmvs, 3);
+    EXPECT_EQ(mgs.vector_passes, 40);
+    EXPECT_EQ(mgs.allreduces, 6);
+    EXPECT_EQ(mgs.allreduce_words, 6);
+    // The closed forms of the header, m = 30.
+    const double m = 30;
+    const auto big = gmres_cycle_counts(30, GmresOrth::mgs);
+    EXPECT_EQ(big.vector_passes, 6 * m + 5 * m * (m + 1) / 2 + m + 11);
+    EXPECT_EQ(big.allreduces, m * (m + 1) / 2 + m + 1);
+    const auto cgs2 = gmres_cycle_counts(30, GmresOrth::cgs2);
+    EXPECT_EQ(cgs2.spmvs, m + 1);
+    EXPECT_EQ(cgs2.vector_passes, 12 * m + 2 * m * (m + 1) + m + 11);
+    EXPECT_EQ(cgs2.allreduces, 3 * m + 1);
+    EXPECT_EQ(cgs2.allreduce_words, m * (m + 1) + 3 * m + 1);
+}
+
+TEST(GmresCommModel, TimeByHandOnTwoRanks)
+{
+    const auto t = gmres_iteration_time(load, 2, setup(2), machine);
+    // SpMV: 500 x (8 + 4) + 101 x 4 + (100 + 10) x 8 + 100 x 8 = 8084 bytes; 3 per cycle of 2.
+    EXPECT_DOUBLE_EQ(gmres_spmv_bytes(load, 8, 4), 8084);
+    EXPECT_DOUBLE_EQ(t.spmv, 3 * 8084 / 1e9 / 2);
+    // Vectors: 40 passes x 100 rows x 8 bytes per cycle.
+    EXPECT_DOUBLE_EQ(t.vector_ops, 40 * 100 * 8 / 1e9 / 2);
+    // Halo: 2 x 1 us + 80 bytes / 1e8 = 2.8 us per exchange, 3 per cycle.
+    EXPECT_DOUBLE_EQ(t.halo, 3 * 2.8e-6 / 2);
+    // All-reduces: 6 x 10 us + 6 words x 8 bytes / 1e8 per cycle.
+    EXPECT_DOUBLE_EQ(t.reductions, (6 * 1e-5 + 48 / 1e8) / 2);
+    EXPECT_DOUBLE_EQ(t.total, t.spmv + t.vector_ops + t.halo + t.reductions);
+    EXPECT_NEAR(t.total, 6.2566e-5, 1e-15);
+    // Host-staged: + 2 x 80 bytes / 5e7 = 3.2 us per exchange; nothing else changes.
+    const auto staged =
+        gmres_iteration_time(load, 2, setup(2, GmresOrth::mgs, HaloPath::host_staged), machine);
+    EXPECT_DOUBLE_EQ(staged.halo, 3 * 6.0e-6 / 2);
+    EXPECT_DOUBLE_EQ(staged.spmv, t.spmv);
+    // CGS2: 49 passes, 7 all-reduces of 13 words per cycle.
+    const auto c = gmres_iteration_time(load, 2, setup(2, GmresOrth::cgs2), machine);
+    EXPECT_DOUBLE_EQ(c.vector_ops, 49 * 100 * 8 / 1e9 / 2);
+    EXPECT_DOUBLE_EQ(c.reductions, (7 * 1e-5 + 13 * 8 / 1e8) / 2);
+}
+
+TEST(GmresCommModel, OneRankHasNoCommunication)
+{
+    GmresMachine local;  // only the device bandwidth: links are never used on one rank
+    local.device_bytes_per_s = 1e9;
+    const GmresRankLoad alone{100, 500, 0, 0};
+    for (auto path : {HaloPath::direct, HaloPath::host_staged}) {
+        const auto t = gmres_iteration_time(alone, 1, setup(2, GmresOrth::mgs, path), local);
+        EXPECT_EQ(t.halo, 0.0);
+        EXPECT_EQ(t.reductions, 0.0);
+        EXPECT_DOUBLE_EQ(t.spmv, 3 * (500 * 12 + 101 * 4 + 100 * 8 + 100 * 8) / 1e9 / 2);
+        EXPECT_DOUBLE_EQ(t.total, t.spmv + t.vector_ops);
+    }
+    // A measured all-reduce call (on one rank: the path's round trip) costs its latency alone:
+    // m = 2 MGS: steps j = 1, 2 have j + 1 all-reduces each, the restart 1: 6 per 2 steps.
+    GmresMachine timed = local;
+    timed.allreduce_latency_s = 1e-5;
+    EXPECT_DOUBLE_EQ(gmres_iteration_time(alone, 1, setup(2), timed).reductions, 6 * 1e-5 / 2);
+    test::expect_invalid([&] { gmres_iteration_time(load, 1, setup(2), machine); },
+                         {"gmres_iteration_time", "halo_words = 10", "num_ranks = 1"});
+}
+
+TEST(GmresCommModel, MoreWorkOrWordsTakeLonger)
+{
+    const auto base = gmres_iteration_time(load, 4, setup(30), machine);
+    GmresRankLoad more = load;
+    more.halo_words *= 2;
+    const auto t = gmres_iteration_time(more, 4, setup(30), machine);
+    EXPECT_GT(t.halo, base.halo);
+    EXPECT_GT(t.spmv, base.spmv);  // more ghost entries of x read
+    EXPECT_GT(t.total, base.total);
+    more = load;
+    more.halo_messages += 1;
+    EXPECT_GT(gmres_iteration_time(more, 4, setup(30), machine).total, base.total);
+    more = load;
+    more.rows *= 2;
+    EXPECT_GT(gmres_iteration_time(more, 4, setup(30), machine).vector_ops, base.vector_ops);
+    EXPECT_GT(gmres_iteration_time(load, 4, setup(30, GmresOrth::mgs, HaloPath::host_staged),
+                                   machine).total, base.total);
+    EXPECT_GT(gmres_iteration_time(load, 4, setup(40), machine).total, base.total);
+    // MGS pays j + 1 latencies per step, CGS2 three.
+    EXPECT_LT(gmres_iteration_time(load, 4, setup(30, GmresOrth::cgs2), machine).reductions,
+              base.reductions);
+}
+
+TEST(GmresCommModel, SlowestRankCounts)
+{
+    const std::vector<GmresRankLoad> ranks{{100, 500, 10, 2}, {100, 500, 40, 3}, {90, 450, 5, 1}};
+    const auto t = gmres_iteration_time(ranks, setup(10), machine);
+    const auto slowest = gmres_iteration_time(ranks[1], 3, setup(10), machine);
+    EXPECT_DOUBLE_EQ(t.total, slowest.total);
+    EXPECT_DOUBLE_EQ(t.halo, slowest.halo);
+}
+
+TEST(GmresCommModel, CompressedHaloIsFasterThanTheBandwidthWindow)
+{
+    // A five-band replicated matrix on 4 row blocks: the per-rank counts of both schemes
+    // (matrices/row_partition.hpp) priced on the same machine.
+    const auto a = replicate(convection_diffusion(8, 6, 1, 10.0, -5.0, 0.0), 1000,
+                             ReplicationLayout::five_band);
+    const std::vector<index_type> offsets{0, 250, 500, 750, a.num_rows};
+    auto loads = [&](const SpmvCommVolume& v) {
+        std::vector<GmresRankLoad> out;
+        for (int d = 0; d < v.num_ranks(); ++d)
+            out.push_back({static_cast<double>(offsets[d + 1] - offsets[d]),
+                           static_cast<double>(a.row_ptr[offsets[d + 1]] - a.row_ptr[offsets[d]]),
+                           static_cast<double>(v.words_received[d]),
+                           static_cast<double>(v.messages_received[d])});
+        return out;
+    };
+    const auto bw = gmres_iteration_time(loads(bandwidth_comm_volume(a, offsets)), setup(30),
+                                         machine);
+    const auto cmp = gmres_iteration_time(loads(compressed_comm_volume(a, offsets)), setup(30),
+                                          machine);
+    EXPECT_LT(cmp.halo, bw.halo);
+    EXPECT_LT(cmp.total, bw.total);
+}
+
+TEST(GmresCommModel, BadInputNamesTheParameter)
+{
+    test::expect_invalid([&] { gmres_step_counts(0, GmresOrth::mgs); }, {"j = 0"});
+    test::expect_invalid([&] { gmres_cycle_counts(0, GmresOrth::mgs); }, {"m = 0"});
+    test::expect_invalid([&] { gmres_iteration_time(load, 0, setup(2), machine); },
+                         {"num_ranks = 0"});
+    test::expect_invalid([&] { gmres_iteration_time({-1, 5, 0, 0}, 2, setup(2), machine); },
+                         {"rows = -1"});
+    GmresMachine no_link = machine;
+    no_link.link_bytes_per_s = 0;
+    test::expect_invalid([&] { gmres_iteration_time(load, 2, setup(2), no_link); },
+                         {"link_bytes_per_s"});
+    GmresMachine no_pcie = machine;
+    no_pcie.pcie_bytes_per_s = 0;
+    test::expect_invalid(
+        [&] {
+            gmres_iteration_time(load, 2, setup(2, GmresOrth::mgs, HaloPath::host_staged),
+                                 no_pcie);
+        },
+        {"pcie_bytes_per_s"});
+    EXPECT_NO_THROW(gmres_iteration_time(load, 2, setup(2), no_pcie));  // direct: PCIe unused
+    test::expect_invalid(
+        [&] { gmres_iteration_time(std::vector<GmresRankLoad>{}, setup(2), machine); }, {"ranks"});
+}
+
+}  // namespace
+}  // namespace kbench::models

@@ -1,0 +1,518 @@
+// Left-preconditioned GMRES(m) on the distributed layer, CPU and GPU backends of the shared
+// iteration (solvers/gmres_cycle.hpp); see distributed_gmres.hpp. Host code only: the GPU
+// backend calls the launchers of kernels/ through solvers/gmres_device.hpp, and the Jacobi
+// kernel is in diagonal_scale.cu.
+#include "solvers/distributed/distributed_gmres.hpp"
+
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/spmv.hpp"
+#include "solvers/distributed/diagonal_scale.hpp"
+#include "solvers/gmres_cycle.hpp"
+#include "solvers/gmres_device.hpp"
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace kbench::dist {
+
+using solvers::ArnoldiOrth;
+using solvers::GmresOptions;
+using solvers::PhaseTime;
+using solvers::SolveResult;
+
+const char* to_string(Preconditioner p)
+{
+    return p == Preconditioner::jacobi ? "jacobi" : "none";
+}
+
+Preconditioner parse_preconditioner(const std::string& name)
+{
+    if (name == "none") return Preconditioner::none;
+    if (name == "jacobi") return Preconditioner::jacobi;
+    throw std::invalid_argument("preconditioner '" + name + "': expected 'none' or 'jacobi'");
+}
+
+namespace {
+
+/// Throws std::invalid_argument(message of the lowest rank whose `local_error` is not empty) on
+/// every rank, or returns on every rank when all are empty. Collective: one all-reduce, and two
+/// broadcasts when something failed.
+void agree_or_throw(const Communicator& comm, const std::string& local_error)
+{
+    const int first = comm.allreduce_min(local_error.empty() ? comm.size() : comm.rank());
+    if (first == comm.size()) return;
+    std::uint64_t length = local_error.size();
+    comm.broadcast(&length, sizeof(length), first);
+    std::string message = comm.rank() == first ? local_error : std::string(length, ' ');
+    comm.broadcast(message.data(), length, first);
+    throw std::invalid_argument(message);
+}
+
+/// The phases of a detailed run (distributed_gmres.hpp), in their reporting order.
+namespace phase {
+enum Id : int { spmv, halo, precond, orth, reductions, update, count };
+}
+using phase::Id;
+constexpr int phase_count = phase::count;
+constexpr std::array<const char*, phase_count> phase_names{"spmv",  "halo",       "precond",
+                                                           "orth",  "reductions", "update"};
+constexpr std::array<const char*, phase_count> phase_groups{
+    "computation", "communication", "computation", "computation", "communication", "computation"};
+
+/// Host timers of a detailed run; does nothing but call the timed work when off. `sync` waits for
+/// the device before and after each timed piece (GPU; empty on the CPU).
+class PhaseLog {
+public:
+    PhaseLog(bool on, std::function<void()> sync) : on_{on}, sync_{std::move(sync)} {}
+
+    bool on() const { return on_; }
+    void sync() const
+    {
+        if (on_ && sync_) sync_();
+    }
+    static double now()
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    void add(Id p, double seconds)
+    {
+        totals_[p].first += seconds;
+        totals_[p].second += 1;
+    }
+    /// Runs f and adds its time to p.
+    template <typename F>
+    void time(Id p, F&& f)
+    {
+        if (!on_) return f();
+        sync();
+        const double t0 = now();
+        f();
+        sync();
+        add(p, now() - t0);
+    }
+    /// Runs f and adds its time, less what the reductions inside it took, to p.
+    template <typename F>
+    void time_outside_reductions(Id p, F&& f)
+    {
+        if (!on_) return f();
+        const double inside = totals_[phase::reductions].first;
+        sync();
+        const double t0 = now();
+        f();
+        sync();
+        add(p, now() - t0 - (totals_[phase::reductions].first - inside));
+    }
+    /// The solve's phases: norm_b (before run_gmres starts its clock) is dropped by reset(), the
+    /// final true-residual check (after it stops) by taking the totals marked at the start of
+    /// the last residual.
+    void reset() { totals_ = {}; }
+    void mark() { marked_ = totals_; }
+    std::vector<PhaseTime> phases() const
+    {
+        std::vector<PhaseTime> out;
+        if (!on_) return out;
+        for (int p = 0; p < phase_count; ++p)
+            if (marked_[p].second > 0)
+                out.push_back({phase_names[p], phase_groups[p], marked_[p].first,
+                               marked_[p].second});
+        return out;
+    }
+
+private:
+    bool on_;
+    std::function<void()> sync_;
+    std::array<std::pair<double, int>, phase_count> totals_{};  // seconds, calls
+    std::array<std::pair<double, int>, phase_count> marked_{};
+};
+
+/// n, the rows of the global matrix: the owned rows summed over the ranks (for the option
+/// checks, which then agree on every rank).
+long long global_rows(const Communicator& comm, index_type num_owned)
+{
+    return comm.allreduce_sum(static_cast<std::int64_t>(num_owned));
+}
+
+std::string vector_size_error(const char* who, const char* name, std::size_t size,
+                              index_type num_owned, int rank)
+{
+    if (size == static_cast<std::size_t>(num_owned)) return {};
+    return std::string(who) + ": " + name + " has " + std::to_string(size) + " entries on rank " +
+           std::to_string(rank) + ", expected num_owned = " + std::to_string(num_owned);
+}
+
+// ---- CPU -----------------------------------------------------------------------------------
+
+/// The CPU backend of solvers::detail::run_gmres on one rank: the basis V as one host array of
+/// m + 1 columns of local_size() entries (owned rows first, so the halo exchange of a column
+/// fills its ghost rows in place), x copied into a local-size work vector for each residual.
+template <typename T>
+class CpuBackend {
+public:
+    CpuBackend(const Communicator& comm, DistributedSpmvCpu<T>& a, const std::vector<T>& b,
+               std::vector<T>& x, Preconditioner p, std::vector<T> inv_diag, int m,
+               ArnoldiOrth orth, PhaseLog& log)
+        : comm_{comm}, a_{a}, b_{b}, x_{x}, jacobi_{p == Preconditioner::jacobi},
+          d_{std::move(inv_diag)},
+          n_{static_cast<std::size_t>(a.matrix().num_rows)},
+          ld_{static_cast<std::size_t>(a.matrix().num_cols)}, orth_{orth}, log_{log},
+          v_(ld_ * (static_cast<std::size_t>(m) + 1), T(0)), xl_(ld_, T(0)),
+          h_(static_cast<std::size_t>(m) + 1)
+    {}
+
+    double norm_b()
+    {
+        const T* w = b_.data();
+        if (jacobi_) {
+            zb_.resize(n_);
+            precondition(b_.data(), zb_.data());
+            w = zb_.data();
+        }
+        double norm = 0.0;
+        log_.time_outside_reductions(phase::orth, [&] { norm = norm2(w); });
+        log_.reset();
+        return norm;
+    }
+    double residual()
+    {
+        log_.mark();
+        T* r = col(0);
+        log_.time(phase::update, [&] {
+            std::copy(x_.begin(), x_.end(), xl_.begin());
+            std::copy(b_.begin(), b_.end(), r);
+        });
+        multiply(T(-1), xl_.data(), T(1), r);
+        precondition(r, r);
+        double norm = 0.0;
+        log_.time_outside_reductions(phase::orth, [&] { norm = norm2(r); });
+        return norm;
+    }
+    void scale_first(double inv)
+    {
+        log_.time(phase::orth, [&] { scale(col(0), static_cast<T>(inv)); });
+    }
+    void arnoldi(int j, std::vector<T>& h)
+    {
+        T* w = col(j + 1);
+        multiply(T(1), col(j), T(0), w);
+        precondition(w, w);
+        log_.time_outside_reductions(phase::orth, [&] { orthogonalize(j, w, h); });
+    }
+    void update(const std::vector<T>& y)
+    {
+        log_.time(phase::update, [&] {
+            for (std::size_t i = 0; i < y.size(); ++i) {
+                const T* vi = col(static_cast<int>(i));
+                for (std::size_t r = 0; r < n_; ++r) x_[r] += y[i] * vi[r];
+            }
+        });
+    }
+
+private:
+    T* col(int j) { return v_.data() + static_cast<std::size_t>(j) * ld_; }
+
+    /// y := alpha A_local x + beta y, the halo of x (local_size() entries) exchanged first.
+    void multiply(T alpha, T* x, T beta, T* y)
+    {
+        log_.time(phase::halo, [&] { a_.exchange().exchange(x); });
+        log_.time(phase::spmv, [&] {
+            spmv::reference::csr(a_.matrix().view(), alpha, static_cast<const T*>(x), beta, y);
+        });
+    }
+    void precondition(const T* x, T* y)
+    {
+        if (!jacobi_) return;
+        log_.time(phase::precond, [&] {
+            for (std::size_t r = 0; r < n_; ++r) y[r] = d_[r] * x[r];
+        });
+    }
+    void reduce(T* values, int count)
+    {
+        log_.time(phase::reductions, [&] { comm_.allreduce_sum(values, count); });
+    }
+    T local_dot(const T* u, const T* w) const
+    {
+        T s = T(0);
+        for (std::size_t r = 0; r < n_; ++r) s += u[r] * w[r];
+        return s;
+    }
+    /// w -= sum_i c[i] v_i over the k columns from v_0.
+    void subtract(const T* c, int k, T* w)
+    {
+        for (int i = 0; i < k; ++i) {
+            const T* vi = col(i);
+            for (std::size_t r = 0; r < n_; ++r) w[r] -= c[i] * vi[r];
+        }
+    }
+    void scale(T* w, T factor)
+    {
+        for (std::size_t r = 0; r < n_; ++r) w[r] *= factor;
+    }
+    double norm2(const T* w)
+    {
+        T s = local_dot(w, w);
+        reduce(&s, 1);
+        const double sum = static_cast<double>(s);  // a NaN stays NaN: run_gmres's non_finite
+        return std::isnan(sum) ? sum : std::sqrt(std::max(0.0, sum));
+    }
+    /// As solvers::detail::DeviceArnoldi::orthogonalize, on the host.
+    void orthogonalize(int j, T* w, std::vector<T>& h)
+    {
+        if (orth_ == ArnoldiOrth::cgs2) {
+            for (int i = 0; i <= j; ++i) h[i] = T(0);
+            for (int pass = 0; pass < 2; ++pass) {
+                for (int i = 0; i <= j; ++i) h_[i] = local_dot(col(i), w);
+                reduce(h_.data(), j + 1);  // one all-reduce per pass
+                subtract(h_.data(), j + 1, w);
+                for (int i = 0; i <= j; ++i) h[i] += h_[i];
+            }
+        } else {
+            for (int i = 0; i <= j; ++i) {
+                h[i] = local_dot(col(i), w);
+                reduce(&h[i], 1);  // one all-reduce per coefficient (the paper's MGS)
+                const T* vi = col(i);
+                for (std::size_t r = 0; r < n_; ++r) w[r] -= h[i] * vi[r];
+            }
+        }
+        const double norm = norm2(w);
+        h[j + 1] = static_cast<T>(norm);
+        if (norm > 0.0 && std::isfinite(norm)) scale(w, static_cast<T>(1.0 / norm));
+    }
+
+    const Communicator& comm_;
+    DistributedSpmvCpu<T>& a_;
+    const std::vector<T>& b_;
+    std::vector<T>& x_;
+    bool jacobi_;
+    std::vector<T> d_;   // M^-1 (jacobi) or empty
+    std::vector<T> zb_;  // M^-1 b (jacobi)
+    std::size_t n_;      // owned rows
+    std::size_t ld_;     // local_size(): rows of a basis column
+    ArnoldiOrth orth_;
+    PhaseLog& log_;
+    std::vector<T> v_;   // basis, column-major, ld_ x (m + 1)
+    std::vector<T> xl_;  // x with room for its ghosts
+    std::vector<T> h_;   // one CGS pass's coefficients
+};
+
+// ---- GPU -----------------------------------------------------------------------------------
+
+/// The GPU backend of solvers::detail::run_gmres on one rank: the basis and its Gram-Schmidt
+/// steps of solvers::detail::DeviceArnoldi (num_owned rows, leading dimension local_size()),
+/// reductions through a.exchange().allreduce_sum, x copied into a local-size device work vector
+/// for each residual.
+template <typename T>
+class GpuBackend {
+public:
+    GpuBackend(DistributedSpmv<T>& a, const T* b, T* x, Preconditioner p,
+               const std::vector<T>& inv_diag, int m, ArnoldiOrth orth, cudaStream_t stream,
+               PhaseLog& log)
+        : a_{a}, b_{b}, x_{x}, n_{a.num_owned()}, stream_{stream}, log_{log},
+          jacobi_{p == Preconditioner::jacobi},
+          basis_(a.num_owned(), a.local_size(), m, orth, stream),
+          xl_(static_cast<std::size_t>(a.local_size())), d_(inv_diag), zb_(inv_diag.size())
+    {}
+
+    double norm_b()
+    {
+        const T* w = b_;
+        if (jacobi_) {
+            precondition(b_, zb_.data());
+            w = zb_.data();
+        }
+        double norm = 0.0;
+        log_.time_outside_reductions(phase::orth, [&] { norm = basis_.norm(w, reducer()); });
+        log_.reset();
+        return norm;
+    }
+    double residual()
+    {
+        log_.mark();
+        T* r = basis_.col(0);
+        log_.time(phase::update, [&] {
+            copy(x_, xl_.data());
+            copy(b_, r);
+        });
+        multiply(T(-1), xl_.data(), T(1), r);
+        precondition(r, r);
+        double norm = 0.0;
+        log_.time_outside_reductions(phase::orth, [&] { norm = basis_.norm(r, reducer()); });
+        return norm;
+    }
+    void scale_first(double inv)
+    {
+        log_.time(phase::orth, [&] { basis_.scale(basis_.col(0), inv); });
+    }
+    void arnoldi(int j, std::vector<T>& h)
+    {
+        T* w = basis_.col(j + 1);
+        multiply(T(1), basis_.col(j), T(0), w);
+        precondition(w, w);
+        log_.time_outside_reductions(phase::orth, [&] { basis_.orthogonalize(j, h, reducer()); });
+    }
+    void update(const std::vector<T>& y)
+    {
+        log_.time(phase::update, [&] { basis_.update(y, x_); });
+    }
+
+private:
+    auto reducer()
+    {
+        return [this](T* d_values, int count) {
+            log_.time(phase::reductions,
+                      [&] { a_.exchange().allreduce_sum(d_values, count, stream_); });
+        };
+    }
+    void copy(const T* from, T* to)
+    {
+        if (n_ > 0)
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(to, from, sizeof(T) * static_cast<std::size_t>(n_),
+                                              cudaMemcpyDeviceToDevice, stream_));
+    }
+    /// y := alpha A_local x + beta y (DistributedSpmv::apply: halo exchange, then the product;
+    /// detailed runs split them where apply returns, see distributed_gmres.hpp).
+    void multiply(T alpha, T* x, T beta, T* y)
+    {
+        if (!log_.on()) return a_.apply(alpha, x, beta, y, stream_);
+        log_.sync();
+        const double t0 = PhaseLog::now();
+        a_.apply(alpha, x, beta, y, stream_);
+        const double t1 = PhaseLog::now();
+        log_.sync();
+        log_.add(phase::halo, t1 - t0);
+        log_.add(phase::spmv, PhaseLog::now() - t1);
+    }
+    void precondition(const T* x, T* y)
+    {
+        if (!jacobi_) return;
+        log_.time(phase::precond, [&] { detail::diagonal_scale(d_.data(), x, y, n_, stream_); });
+    }
+
+    DistributedSpmv<T>& a_;
+    const T* b_;
+    T* x_;
+    index_type n_;
+    cudaStream_t stream_;
+    PhaseLog& log_;
+    bool jacobi_;
+    solvers::detail::DeviceArnoldi<T> basis_;
+    device_buffer<T> xl_;  // x with room for its ghosts (local_size())
+    device_buffer<T> d_;   // M^-1 (jacobi), or empty
+    device_buffer<T> zb_;  // M^-1 b (jacobi)
+};
+
+}  // namespace
+
+template <typename T>
+std::vector<T> inverse_diagonal(const Communicator& comm, const Csr<T>& a_local,
+                                const std::vector<index_type>& owned_global, Preconditioner p,
+                                const char* who)
+{
+    std::string error;
+    std::vector<T> inv;
+    if (a_local.num_rows < 0 ||
+        static_cast<std::size_t>(a_local.num_rows) != owned_global.size()) {
+        error = std::string(who) + ": a_local has " + std::to_string(a_local.num_rows) +
+                " rows on rank " + std::to_string(comm.rank()) + ", expected num_owned = " +
+                std::to_string(owned_global.size());
+    } else if (p == Preconditioner::jacobi) {
+        inv.resize(owned_global.size());
+        for (index_type i = 0; i < a_local.num_rows && error.empty(); ++i) {
+            T diag = T(0);
+            for (index_type k = a_local.row_ptr[i]; k < a_local.row_ptr[i + 1]; ++k)
+                if (a_local.col_idx[k] == i) diag = a_local.values[k];
+            if (diag == T(0) || !std::isfinite(diag)) {
+                std::ostringstream msg;
+                msg << who << ": jacobi: the diagonal entry of global row "
+                    << owned_global[static_cast<std::size_t>(i)] << " is " << diag
+                    << ", expected a finite nonzero value";
+                error = msg.str();
+            } else {
+                inv[static_cast<std::size_t>(i)] = T(1) / diag;
+            }
+        }
+    }
+    agree_or_throw(comm, error);
+    return inv;
+}
+
+template <typename T>
+SolveResult distributed_gmres_cpu(const Communicator& comm, DistributedSpmvCpu<T>& a,
+                                  const std::vector<T>& b_local, std::vector<T>& x_local,
+                                  const GmresOptions& options, Preconditioner preconditioner,
+                                  bool detailed)
+{
+    constexpr const char* who = "distributed_gmres_cpu";
+    const index_type owned = a.matrix().num_rows;
+    const long long n = global_rows(comm, owned);
+    solvers::detail::check_gmres_options(who, n, n, options);
+    std::string error = vector_size_error(who, "b_local", b_local.size(), owned, comm.rank());
+    if (error.empty())
+        error = vector_size_error(who, "x_local", x_local.size(), owned, comm.rank());
+    agree_or_throw(comm, error);
+    auto inv = inverse_diagonal(comm, a.matrix(), a.exchange().layout().owned_global,
+                                preconditioner, who);
+    PhaseLog log(detailed, {});
+    CpuBackend<T> be(comm, a, b_local, x_local, preconditioner, std::move(inv),
+                     solvers::detail::restart_length(options), options.orth, log);
+    SolveResult result = solvers::detail::run_gmres<T>(be, options);
+    result.phases = log.phases();
+    return result;
+}
+
+template <typename T>
+SolveResult distributed_gmres(const Communicator& comm, DistributedSpmv<T>& a,
+                              const LocalMatrix<T>& local, const T* d_b, T* d_x,
+                              const GmresOptions& options, Preconditioner preconditioner,
+                              cudaStream_t stream, bool detailed)
+{
+    constexpr const char* who = "distributed_gmres";
+    const index_type owned = a.num_owned();
+    const long long n = global_rows(comm, owned);
+    solvers::detail::check_gmres_options(who, n, n, options);
+    std::string error;
+    if (local.halo.num_owned != owned || local.halo.local_size() != a.local_size())
+        error = std::string(who) + ": local has num_owned = " +
+                std::to_string(local.halo.num_owned) + " and local_size = " +
+                std::to_string(local.halo.local_size()) + " on rank " +
+                std::to_string(comm.rank()) + ", expected those of a (" + std::to_string(owned) +
+                ", " + std::to_string(a.local_size()) + ")";
+    else if (owned > 0 && (d_b == nullptr || d_x == nullptr))
+        error = std::string(who) + ": " + (d_b == nullptr ? "d_b" : "d_x") + " is null on rank " +
+                std::to_string(comm.rank()) + ", expected " + std::to_string(owned) +
+                " device entries";
+    agree_or_throw(comm, error);
+    const auto inv =
+        inverse_diagonal(comm, local.a, local.halo.owned_global, preconditioner, who);
+    PhaseLog log(detailed, [stream] { KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream)); });
+    GpuBackend<T> be(a, d_b, d_x, preconditioner, inv, solvers::detail::restart_length(options),
+                     options.orth, stream, log);
+    SolveResult result = solvers::detail::run_gmres<T>(be, options);
+    result.phases = log.phases();
+    return result;
+}
+
+#define KBENCH_DISTRIBUTED_GMRES(T)                                                             \
+    template std::vector<T> inverse_diagonal<T>(const Communicator&, const Csr<T>&,             \
+                                                const std::vector<index_type>&, Preconditioner, \
+                                                const char*);                                   \
+    template SolveResult distributed_gmres_cpu<T>(const Communicator&, DistributedSpmvCpu<T>&,  \
+                                                  const std::vector<T>&, std::vector<T>&,       \
+                                                  const GmresOptions&, Preconditioner, bool);   \
+    template SolveResult distributed_gmres<T>(const Communicator&, DistributedSpmv<T>&,         \
+                                              const LocalMatrix<T>&, const T*, T*,              \
+                                              const GmresOptions&, Preconditioner,              \
+                                              cudaStream_t, bool);
+KBENCH_DISTRIBUTED_GMRES(float)
+KBENCH_DISTRIBUTED_GMRES(double)
+#undef KBENCH_DISTRIBUTED_GMRES
+
+}  // namespace kbench::dist

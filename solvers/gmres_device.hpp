@@ -1,0 +1,177 @@
+// The device half of GMRES(m)'s Arnoldi process, shared by GMRES on one GPU (gmres.cu) and on
+// several (distributed/distributed_gmres_gpu.cpp): the basis V and the Gram-Schmidt coefficients
+// in device memory, and the steps on them (CGS twice through blas::mdgm and blas::gemm_rowwise in
+// chunks of 64 columns, or MGS through blas::dot and a one-column gemm_rowwise; norms; x += V y).
+//
+// Every reduction over the rows (a dot product, V^T w) computes this process's share and then
+// calls reduce(d_values, count), which turns the `count` device values at d_values into the
+// global ones in place, on the same stream: NoReduce on one GPU (all rows are here), an
+// all-reduce over the ranks on several. CGS2 reduces the j + 1 coefficients of a pass at once
+// (one call per pass), MGS each coefficient on its own, and every norm is one call.
+// Internal header: include only from the solver sources.
+#pragma once
+
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
+#include "kernels/tall_skinny.hpp"
+#include "solvers/gmres.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace kbench::solvers::detail {
+
+/// The reduce hook of a solve whose rows are all on one GPU: nothing to add.
+struct NoReduce {
+    template <typename T>
+    void operator()(T*, int) const
+    {}
+};
+
+/// Basis and coefficients of GMRES(m) on the device, for the n rows this process owns.
+/// Device layout: V, m + 1 columns of n rows with leading dimension ld >= n (rows n..ld-1 of a
+/// column are never read or written here: room for the ghost entries a distributed SpMV fills);
+/// c, 2m + 3 values: c[0..m] the first Gram-Schmidt pass (or MGS's coefficients), c[m + 1 ..
+/// 2m + 1] the second, c[2m + 2] = w . w; also the y of an update. All work is enqueued on
+/// `stream`; the members that return host values synchronize it.
+template <typename T>
+class DeviceArnoldi {
+public:
+    static constexpr int chunk = blas::max_block_columns;  // columns per mdgm / gemm_rowwise
+
+    /// Throws kbench::cuda_error when allocating fails.
+    DeviceArnoldi(std::int64_t n, std::int64_t ld, int restart, ArnoldiOrth orth,
+                  cudaStream_t stream)
+        : n_(n), ld_(ld), m_(restart), orth_(orth), stream_(stream),
+          v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 3),
+          ws_(blas::dot_workspace_bytes(n, std::min(restart + 1, chunk))),
+          host_(2 * static_cast<std::size_t>(restart) + 3)
+    {}
+
+    /// Column j of V (device, n entries used, ld reserved).
+    T* col(int j) { return v_.data() + static_cast<std::int64_t>(j) * ld_; }
+
+    /// ||w|| for a device vector w of n entries: w . w, reduced, copied to the host.
+    template <typename Reduce>
+    double norm(const T* w, Reduce&& reduce)
+    {
+        dot_self(w, reduce);
+        fetch(0, 0);
+        return norm_on_host();
+    }
+
+    /// w := factor * w (n entries).
+    void scale(T* w, double factor)
+    {
+        blas::gemm_rowwise<T>(n_, 0, 1, T(0), nullptr, n_, nullptr, 1, static_cast<T>(factor), w,
+                              n_, stream_);
+    }
+
+    /// Column j + 1 holds the new Krylov vector (A v_j, or M^-1 A v_j): orthogonalizes it
+    /// against columns 0..j, sets h[0..j] to the coefficients and h[j + 1] to the norm of what
+    /// is left, and divides the column by that norm when it is positive and finite.
+    /// One synchronization (the coefficients and the norm come to the host together).
+    template <typename Reduce>
+    void orthogonalize(int j, std::vector<T>& h, Reduce&& reduce)
+    {
+        T* w = col(j + 1);
+        if (orth_ == ArnoldiOrth::cgs2) {
+            cgs_pass(j, w, 0, reduce);
+            cgs_pass(j, w, m_ + 1, reduce);
+            dot_self(w, reduce);
+            fetch(0, 2 * m_ + 2);
+            for (int i = 0; i <= j; ++i) h[i] = host_[i] + host_[m_ + 1 + i];
+        } else {
+            for (int i = 0; i <= j; ++i) {
+                blas::dot(n_, col(i), w, c_.data() + i, ws_.data(), ws_.bytes(), stream_);
+                reduce(c_.data() + i, 1);
+                blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(i), ld_, c_.data() + i, 1, T(1), w,
+                                      n_, stream_);
+            }
+            dot_self(w, reduce);
+            fetch(0, j + 1);
+            for (int i = 0; i <= j; ++i) h[i] = host_[i];
+        }
+        const double norm = norm_on_host();
+        h[j + 1] = static_cast<T>(norm);
+        if (norm > 0.0 && std::isfinite(norm)) scale(w, 1.0 / norm);
+    }
+
+    /// x += [v_0 .. v_{k-1}] y, k = y.size() <= m; x: device vector of n entries. Returns once
+    /// the copy of y (host memory the caller may free) is done.
+    void update(const std::vector<T>& y, T* x)
+    {
+        const int k = static_cast<int>(y.size());
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(c_.data(), y.data(), sizeof(T) * k,
+                                          cudaMemcpyHostToDevice, stream_));
+        for (int c0 = 0; c0 < k; c0 += chunk) {
+            const int kk = std::min(chunk, k - c0);
+            blas::gemm_rowwise<T>(n_, kk, 1, T(1), col(c0), ld_, c_.data() + c0, kk, T(1), x, n_,
+                                  stream_);
+        }
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+private:
+    T* norm2() { return c_.data() + 2 * m_ + 2; }
+
+    template <typename Reduce>
+    void dot_self(const T* w, Reduce& reduce)
+    {
+        blas::dot(n_, w, w, norm2(), ws_.data(), ws_.bytes(), stream_);
+        reduce(norm2(), 1);
+    }
+
+    /// Copies c[first .. first + count) and c[2m + 2] to the host (one synchronization).
+    void fetch(int first, int count)
+    {
+        if (count > 0)
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(host_.data() + first, c_.data() + first,
+                                              sizeof(T) * count, cudaMemcpyDeviceToHost,
+                                              stream_));
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(host_.data() + 2 * m_ + 2, norm2(), sizeof(T),
+                                          cudaMemcpyDeviceToHost, stream_));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    /// sqrt(w . w) from the host copy; a NaN stays NaN (so run_gmres reports non_finite).
+    double norm_on_host() const
+    {
+        const double s = static_cast<double>(host_[2 * m_ + 2]);
+        return std::isnan(s) ? s : std::sqrt(std::max(0.0, s));
+    }
+
+    /// One Gram-Schmidt pass of w against v_0..v_j: h = V^T w into c + offset (reduced once for
+    /// all j + 1 values), w -= V h.
+    template <typename Reduce>
+    void cgs_pass(int j, T* w, int offset, Reduce& reduce)
+    {
+        T* h = c_.data() + offset;
+        for (int c0 = 0; c0 <= j; c0 += chunk) {
+            const int k = std::min(chunk, j + 1 - c0);
+            blas::mdgm(n_, k, col(c0), ld_, w, h + c0, ws_.data(), ws_.bytes(), stream_);
+        }
+        reduce(h, j + 1);
+        for (int c0 = 0; c0 <= j; c0 += chunk) {
+            const int k = std::min(chunk, j + 1 - c0);
+            blas::gemm_rowwise<T>(n_, k, 1, T(-1), col(c0), ld_, h + c0, k, T(1), w, n_,
+                                  stream_);
+        }
+    }
+
+    std::int64_t n_;
+    std::int64_t ld_;
+    int m_;
+    ArnoldiOrth orth_;
+    cudaStream_t stream_;
+    device_buffer<T> v_;
+    device_buffer<T> c_;
+    device_buffer<unsigned char> ws_;
+    std::vector<T> host_;  // copy of c
+};
+
+}  // namespace kbench::solvers::detail
