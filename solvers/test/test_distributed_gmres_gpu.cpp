@@ -95,7 +95,7 @@ TEST_F(DistributedGmresGpu, NonFiniteRightHandSideStopsEveryRank)
 {
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
-    const auto& c = gmres_cases(np).front();
+    const auto c = gmres_cases(np).front();  // a copy: the vector is a temporary
     const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
     auto b = tagged_vector(c.a.num_rows);
     b[123] = std::numeric_limits<double>::quiet_NaN();
