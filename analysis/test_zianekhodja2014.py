@@ -43,14 +43,15 @@ class Zianekhodja2014RenderTest(RenderTestCase):
             run("table2", "matA", "cpu", 16, 0.4),
             run("table2", "matA", "gpu", 2, 0.1, tau=4.0, delta=3e-15),
             {"name": "table2/matB/natural+compressed/cpu/P=16", "item": "table2",
-             "variant": "natural+compressed", "error": "failed", "exit_code": 1},
+             "variant": "natural+compressed", "error": "jacobi: zero diagonal", "exit_code": 1},
         ])
         md = self.render(doc, "zianekhodja2014/table2")
         self.assertEqual(table_row(md, "matA"),
                          ["matA", "2,000", "10,000", "16", "0.400", "2", "0.100", "4.00", "20",
                           "converged", "1.00e-13", "3.00e-15"])
         self.assertEqual(table_row(md, "matB")[4], "failed (exit 1)")
-        self.assertIn("- table2/matB/natural+compressed/cpu/P=16: failed (exit 1)", md)
+        self.assertIn("- table2/matB/natural+compressed/cpu/P=16: failed (exit 1): jacobi: zero "
+                      "diagonal", md)
 
     def test_table5_gain_and_model_ratio(self):
         model = {"total": 0.006}  # seconds per iteration; measured 0.1 s / 20 = 0.005 -> 1.20

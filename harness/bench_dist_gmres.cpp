@@ -36,6 +36,10 @@ std::vector<double> read_doubles(const std::string& file)
     return x;
 }
 
+/// Timed solves per run: at most 3, since a solve is up to 500 iterations and every run also
+/// makes a warm-up and a detailed solve.
+int timed_solves(const StudyRun& run) { return std::min(run.options.repetitions, 3); }
+
 std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 
 /// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
@@ -73,10 +77,8 @@ json launch(const StudyRun& run, const std::string& item, const DistRun& r, cons
                                          r.ranks);
     const std::string file = (dir / (std::to_string(std::hash<std::string>{}(name)) + ".json"))
                                  .string();
-    // At most 3 timed solves: a solve is up to 500 iterations, and every run also makes a
-    // warm-up and a detailed solve.
     const auto argv = dist_command(mpi_launcher(), self_executable(), run.source, r,
-                                   std::min(run.options.repetitions, 3), file);
+                                   timed_solves(run), file);
     std::cerr << "kbench: " << name << "\n";
     json e = run_mpi_worker(argv, file);
     if (!e.contains("error")) {
@@ -99,7 +101,7 @@ json new_document(const StudyRun& run, const MatrixSet& set)
     doc["context"]["kbench"]["parameters"] = {{"restart", 16}, {"tolerance", 1e-12},
                                               {"max_iterations", 500}, {"orth", "mgs"},
                                               {"preconditioner", "jacobi"}, {"b", 1}, {"x0", 0},
-                                              {"repetitions", run.options.repetitions},
+                                              {"repetitions", timed_solves(run)},
                                               {"gpus", gpu_count()}, {"cpu_ranks", cpu_ranks()}};
     return doc;
 }

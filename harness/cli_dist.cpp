@@ -15,8 +15,9 @@
 //   "halo" {"words_received_total", "words_received_max", "words_sent_max",
 //   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
 //   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds"}}.
-// Any error ends all ranks (MPI_Abort after the message), so that no rank waits forever in a
-// collective the failing one never reaches.
+// Any error ends all ranks (MPI_Abort after the message; rank 0 first writes {"error": message}
+// to --json when it is the one that caught it), so that no rank waits forever in a collective
+// the failing one never reaches.
 #include "harness/cli.hpp"
 #include "harness/dist_link.hpp"
 #include "harness/dist_setup.hpp"
@@ -218,6 +219,7 @@ void add_dist_command(CLI::App& app)
     auto* sub = dist_cmd->add_subcommand(
         "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
                  "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
+    add_dist_mpk_subcommand(dist_cmd);
     sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
         ->required();
     sub->add_option("--matrix", a->matrix, "the entry of the set to solve")->required();
@@ -264,6 +266,8 @@ void add_dist_command(CLI::App& app)
         } catch (const std::exception& e) {
             fmt::print(stderr, "kbench dist gmres: error on rank {}: {}\n", comm.rank(), e.what());
             std::fflush(stderr);
+            if (comm.rank() == 0 && !a->json.empty())
+                write_json_file(nlohmann::json{{"error", e.what()}}, a->json);
             MPI_Abort(comm.get(), 1);
         }
     });

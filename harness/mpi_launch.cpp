@@ -76,11 +76,16 @@ ScratchDir::~ScratchDir()
 nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file)
 {
     const ProcessResult pr = run_process(argv);
-    if (pr.exit_code != 0 || !fs::exists(json_file))
-        return {{"error", "the MPI worker failed (its message is above)"},
-                {"exit_code", pr.exit_code}};
-    std::ifstream in(json_file);
-    return nlohmann::json::parse(in);
+    nlohmann::json out;
+    if (fs::exists(json_file)) {
+        std::ifstream in(json_file);
+        out = nlohmann::json::parse(in);
+    }
+    if (pr.exit_code == 0 && !out.is_null()) return out;
+    if (!out.is_object() || !out.contains("error"))
+        out = {{"error", "the MPI worker failed (its message is above)"}};
+    out["exit_code"] = pr.exit_code;
+    return out;
 }
 
 }  // namespace kbench::harness

@@ -36,9 +36,9 @@ struct ScratchDir {
 };
 
 /// Runs `argv` (a launcher command line whose worker writes its JSON object to json_file),
-/// stdout and stderr inherited, and returns that object; when the command fails or writes
-/// nothing, {"error": <what>, "exit_code": <code>} instead (the worker's own message is on
-/// stderr). Never throws for a failed worker; throws nlohmann::json::parse_error for a file
+/// stdout and stderr inherited, and returns that object; when the command fails, {"error":
+/// <what>, "exit_code": <code>} instead, <what> being the "error" a failing worker wrote to
+/// json_file, or a pointer to its message on stderr when it wrote none. Never throws for a failed worker; throws nlohmann::json::parse_error for a file
 /// that is not JSON.
 nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file);
 

@@ -102,7 +102,15 @@ def gain(slow: Optional[Dict[str, Any]], fast: Optional[Dict[str, Any]]) -> floa
 
 def failures(rows: List[Dict[str, Any]]) -> str:
     bad = [e for e in rows if "error" in e]
-    return "".join(f"- {e.get('name')}: failed (exit {e.get('exit_code')})\n" for e in bad)
+    return "".join(f"- {e.get('name')}: failed (exit {e.get('exit_code')}): {e.get('error')}\n"
+                   for e in bad)
+
+
+def stand_ins(res: kbench_results.Results) -> str:
+    """One line per matrix of the run context that stands for a paper matrix or class."""
+    ms = res.context.get("kbench", {}).get("matrices", {})
+    return "".join(f"- {name}: {m['stands_for']}\n" for name, m in ms.items()
+                   if isinstance(m, dict) and m.get("stands_for"))
 
 
 def title(res: kbench_results.Results, what: str) -> str:
@@ -129,6 +137,7 @@ def render_table2(res: kbench_results.Results, out_dir: str) -> List[str]:
                             "Time_GPU (s)", "tau", "# iter", "status", "Prec", "Delta"], body)
     text += ("\nPrec = ||M^-1 (b - A x_GPU)||_inf, Delta = ||x_CPU - x_GPU||_inf (formula 6). "
              "zianekhodja2014 (24 CPU cores vs 12 C1060 GPUs): tau from 1.02 to 2.15.\n")
+    text += stand_ins(res)
     text += failures(rows)
 
     def make_figure():
