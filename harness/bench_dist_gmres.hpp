@@ -9,8 +9,9 @@
 // Entries ("benchmarks"): the object `kbench dist gmres` writes (see harness/cli_dist.cpp) plus
 //   "name" ("<item>/<matrix>/<variant>/<device>[/<transport>]/P=<ranks>"), "item" (table2,
 //   table5, table8, fig9), "variant" ("<partition>+<scheme>", e.g. "natural+compressed"),
-//   "seconds_per_iteration", "model" {"spmv", "vector", "halo", "reductions", "total"} (seconds
-//   per iteration, GPU runs), and for table2's GPU runs "delta" (against the CPU run).
+//   "seconds_per_iteration", "model" {"spmv", "vector", "halo", "reductions", "launches",
+//   "total"} (seconds per iteration, GPU runs), and for table2's GPU runs "delta" (against the
+//   CPU run) and "tau" (T_CPU / T_GPU).
 //   A run that failed is kept as {"name", "item", "error", "exit_code"}.
 #pragma once
 

@@ -25,8 +25,14 @@
 //   l. 20     r = M^-1(b - Ax)  1 SpMV with 1 halo exchange; b - Ax: 3 passes; Jacobi: 3
 //   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
 //   l. 7      v_1 = r / beta    2 passes
-// Per iteration = cycle / m (the restart amortized over the m steps). Left out: the least
-// squares (l. 18, m x m on one thread), kernel launch latencies, the pack kernel of the halo.
+// Per iteration = cycle / m (the restart amortized over the m steps). On the GPU every kernel
+// also costs a launch and every copy of values to the host a synchronization round trip, which
+// dominate small systems; the launches of kbench's kernels (solvers/gmres_device.hpp): SpMV 1,
+// Jacobi 1, dot 2 (two stages), one-column update 1, scaling 1; MGS step j: 5 + 3j launches,
+// CGS2 step j: 5 + 6 ceil((j+1)/64) (mdgm 2 and gemm_rowwise 1 per chunk of 64 columns, two
+// passes); one synchronization per step (the Hessenberg column to the host); the restart: 9
+// launches and 2 synchronizations (residual norm, update). Left out: the least squares (l. 18,
+// m x m on the host), the pack kernel of the halo.
 // Units: seconds, bytes, bytes/s, words (vector entries of word_bytes). Bad input throws
 // std::invalid_argument naming the function, the parameter, its value and what was expected.
 #pragma once
@@ -56,6 +62,8 @@ struct GmresCounts {
     double vector_passes = 0;    // local vectors read or written by the vector kernels
     double allreduces = 0;       // all-reduces (each synchronizes the ranks)
     double allreduce_words = 0;  // words summed over those all-reduces
+    double launches = 0;         // GPU kernel launches (and device copies)
+    double syncs = 0;            // host waits for the device (values copied to the host)
 };
 
 namespace detail {
@@ -88,11 +96,14 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.vector_passes += 5.0 * j;    // l. 11 dot (2) + l. 12 axpy (3), j times
         c.allreduces = j + 1.0;        // j dots (in sequence) + l. 14 norm
         c.allreduce_words = j + 1.0;   // one word each
+        c.launches = 5 + 3.0 * j;      // SpMV, Jacobi, norm's dot (2), scaling; j x (dot, update)
     } else {
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
         c.allreduce_words = 2.0 * (j + 1) + 1;             // j+1 words each, 1 for the norm
+        c.launches = 5 + 6.0 * std::ceil((j + 1) / 64.0);   // 2 passes x (mdgm 2, gemm 1)/chunk
     }
+    c.syncs = 1;  // the Hessenberg column and the norm to the host
     return c;
 }
 
@@ -105,13 +116,17 @@ inline GmresCounts gmres_restart_counts(int m)
     c.vector_passes = (m + 2.0) + 6 + 1 + 2;  // l. 19 x update; l. 20 b - Ax, Jacobi; l. 21; l. 7
     c.allreduces = 1;                         // l. 21 norm
     c.allreduce_words = 1;
+    c.launches = 9;  // y to the device, update, copy of b, SpMV, Jacobi, norm's dot (2), scaling
+    c.syncs = 2;     // the residual norm; the update's copy of y
     return c;
 }
 
 /// Counts of one restart cycle: steps j = 1..m plus the restart. Closed forms:
 ///   MGS:  spmvs m + 1, passes 6m + 5m(m+1)/2 + m + 11, all-reduces = words = m(m+1)/2 + m + 1;
 ///   CGS2: spmvs m + 1, passes 12m + 2m(m+1) + m + 11, all-reduces 3m + 1,
-///         words m(m+1) + 3m + 1. Throws for m < 1 ("m").
+///         words m(m+1) + 3m + 1;
+///   launches: MGS 5m + 3m(m+1)/2 + 9, CGS2 (m < 64) 11m + 9; syncs m + 2.
+/// Throws for m < 1 ("m").
 inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
 {
     GmresCounts c = gmres_restart_counts(m);
@@ -121,6 +136,8 @@ inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
         c.vector_passes += s.vector_passes;
         c.allreduces += s.allreduces;
         c.allreduce_words += s.allreduce_words;
+        c.launches += s.launches;
+        c.syncs += s.syncs;
     }
     return c;
 }
@@ -140,6 +157,8 @@ struct GmresMachine {
     double p2p_latency_s = 0;        // one point-to-point message (s); P > 1 only
     double allreduce_latency_s = 0;  // one all-reduce call of a few words on P ranks (s)
     double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only
+    double launch_s = 0;  // one kernel launch among back-to-back ones (s); 0: not priced
+    double sync_s = 0;    // one launch + synchronization round trip (s); 0: not priced
 };
 
 /// Solver and data format of the model.
@@ -157,7 +176,8 @@ struct GmresIterationTime {
     double vector_ops = 0;  // Jacobi scalings, orthogonalization, norms, scalings, restart updates
     double halo = 0;        // halo exchanges
     double reductions = 0;  // all-reduces
-    double total = 0;       // the sum of the four
+    double launches = 0;    // kernel launches and host synchronizations
+    double total = 0;       // the sum of the five
 };
 
 /// Bytes of one local CSR SpMV of a rank (models/spmv_traffic.hpp csr_spmv): values and column
@@ -191,6 +211,8 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     detail::gmres_check(f, "device_bytes_per_s", mc.device_bytes_per_s, true);
     const bool distributed = num_ranks > 1;
     detail::gmres_check(f, "allreduce_latency_s", mc.allreduce_latency_s, false);
+    detail::gmres_check(f, "launch_s", mc.launch_s, false);
+    detail::gmres_check(f, "sync_s", mc.sync_s, false);
     if (!distributed && (load.halo_words > 0 || load.halo_messages > 0))
         detail::gmres_comm_fail(f, "halo_words = " + std::to_string(load.halo_words) +
                                        ", halo_messages = " + std::to_string(load.halo_messages) +
@@ -220,7 +242,8 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     t.reductions = (c.allreduces * mc.allreduce_latency_s +
                     (distributed ? c.allreduce_words * s.word_bytes / mc.link_bytes_per_s : 0.0)) /
                    s.m;
-    t.total = t.spmv + t.vector_ops + t.halo + t.reductions;
+    t.launches = (c.launches * mc.launch_s + c.syncs * mc.sync_s) / s.m;
+    t.total = t.spmv + t.vector_ops + t.halo + t.reductions + t.launches;
     return t;
 }
 

@@ -108,6 +108,28 @@ TEST(GmresCommModel, OneRankHasNoCommunication)
                          {"gmres_iteration_time", "halo_words = 10", "num_ranks = 1"});
 }
 
+TEST(GmresCommModel, LaunchesAndSynchronizationsOfACycle)
+{
+    // m = 16, MGS: 5 * 16 + 3 * 16 * 17 / 2 + 9 = 497 launches, 18 syncs; CGS2: 11 * 16 + 9.
+    const GmresCounts mgs = gmres_cycle_counts(16, GmresOrth::mgs);
+    EXPECT_DOUBLE_EQ(mgs.launches, 497);
+    EXPECT_DOUBLE_EQ(mgs.syncs, 18);
+    EXPECT_DOUBLE_EQ(gmres_cycle_counts(16, GmresOrth::cgs2).launches, 185);
+    // Past 64 columns CGS2 works in two chunks: step j = 64 has 5 + 6 * 2 launches.
+    EXPECT_DOUBLE_EQ(gmres_step_counts(64, GmresOrth::cgs2).launches, 17);
+    // Priced per iteration: (497 * 2 us + 18 * 10 us) / 16, added to the total.
+    GmresMachine gpu;
+    gpu.device_bytes_per_s = 1e12;
+    gpu.launch_s = 2e-6;
+    gpu.sync_s = 1e-5;
+    const auto t = gmres_iteration_time(GmresRankLoad{100, 500, 0, 0}, 1, setup(16), gpu);
+    EXPECT_DOUBLE_EQ(t.launches, (497 * 2e-6 + 18 * 1e-5) / 16);
+    EXPECT_DOUBLE_EQ(t.total, t.spmv + t.vector_ops + t.halo + t.reductions + t.launches);
+    gpu.sync_s = -1;
+    test::expect_invalid([&] { gmres_iteration_time(GmresRankLoad{}, 1, setup(16), gpu); },
+                         {"sync_s = -1"});
+}
+
 TEST(GmresCommModel, MoreWorkOrWordsTakeLonger)
 {
     const auto base = gmres_iteration_time(load, 4, setup(30), machine);

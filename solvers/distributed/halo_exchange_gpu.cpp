@@ -299,7 +299,9 @@ void DeviceHaloExchange<T>::allreduce_sum(T* d_values, int count, cudaStream_t s
              std::to_string(count));
     Impl& m = *impl_;
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
-    if (m.transport == Transport::host_staged) {
+    if (m.layout.num_parts == 1) {
+        // The sum over one rank is the values themselves: no copy, no MPI, no NCCL launch.
+    } else if (m.transport == Transport::host_staged) {
         m.wait_copies();
         if (m.h_reduce.size() < static_cast<std::size_t>(count))
             m.h_reduce = pinned_array<T>(static_cast<std::size_t>(count));

@@ -102,8 +102,8 @@ public:
     void exchange(T* d_x, cudaStream_t stream);
 
     /// d_values[i] := sum over ranks of d_values[i], i < count, in place in device memory,
-    /// ordered on `stream` (e.g. the local dot products of a Gram-Schmidt step). Throws
-    /// std::invalid_argument for count < 0.
+    /// ordered on `stream` (e.g. the local dot products of a Gram-Schmidt step). On one rank it
+    /// moves nothing (counted all the same). Throws std::invalid_argument for count < 0.
     void allreduce_sum(T* d_values, int count, cudaStream_t stream);
 
     Transport transport() const noexcept;
