@@ -206,26 +206,29 @@ def scheme_figure(rows: List[Dict[str, Any]], variants: List[str], title_text: s
     return make_figure
 
 
-def render_table5(res: kbench_results.Results, out_dir: str) -> List[str]:
-    rows = entries(res, "table5")
-    text = title(res, "zianekhodja2014 Table 5: compressed halo vs bandwidth global vector")
-    text += scheme_table(rows, "natural+bandwidth", "natural+compressed", PAPER_TABLE5_GAIN,
-                         "Compressed vs row-by-row (bandwidth window, formula 4)")
-    text += failures(rows)
-    return write_outputs(out_dir, text, scheme_figure(
-        rows, ["natural+bandwidth", "natural+compressed"],
-        "zianekhodja2014 Table 5: band matrices, bandwidth vs compressed halo"))
+def scheme_renderer(item: str, heading: str, slow: str, fast: str, paper_gain: float,
+                    what: str, variants: List[str], figure_title: str):
+    """The renderer of table5 or table8: scheme_table of `slow` vs `fast`, and the figure."""
+    def render(res: kbench_results.Results, out_dir: str) -> List[str]:
+        rows = entries(res, item)
+        text = title(res, heading) + scheme_table(rows, slow, fast, paper_gain, what)
+        text += failures(rows)
+        return write_outputs(out_dir, text, scheme_figure(rows, variants, figure_title))
+    return render
 
 
-def render_table8(res: kbench_results.Results, out_dir: str) -> List[str]:
-    rows = entries(res, "table8")
-    text = title(res, "zianekhodja2014 Table 8: hypergraph partitioning + compressed halo")
-    text += scheme_table(rows, "natural+compressed", "hypergraph+compressed", PAPER_TABLE8_GAIN,
-                         "Hypergraph + compressed vs compressed")
-    text += failures(rows)
-    return write_outputs(out_dir, text, scheme_figure(
-        rows, ["natural+bandwidth", "natural+compressed", "hypergraph+compressed"],
-        "zianekhodja2014 Table 8: five-band matrices"))
+render_table5 = scheme_renderer(
+    "table5", "zianekhodja2014 Table 5: compressed halo vs bandwidth global vector",
+    "natural+bandwidth", "natural+compressed", PAPER_TABLE5_GAIN,
+    "Compressed vs row-by-row (bandwidth window, formula 4)",
+    ["natural+bandwidth", "natural+compressed"],
+    "zianekhodja2014 Table 5: band matrices, bandwidth vs compressed halo")
+render_table8 = scheme_renderer(
+    "table8", "zianekhodja2014 Table 8: hypergraph partitioning + compressed halo",
+    "natural+compressed", "hypergraph+compressed", PAPER_TABLE8_GAIN,
+    "Hypergraph + compressed vs compressed",
+    ["natural+bandwidth", "natural+compressed", "hypergraph+compressed"],
+    "zianekhodja2014 Table 8: five-band matrices")
 
 
 def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
