@@ -81,7 +81,7 @@ json launch(const StudyRun& run, const std::string& item, const DistRun& r, cons
     const std::string file = (dir / (std::to_string(std::hash<std::string>{}(name)) + ".json"))
                                  .string();
     const auto argv = dist_command(mpi_launcher(), self_executable(), run.source, r,
-                                   timed_solves(run), file);
+                                   r.timed > 0 ? r.timed : timed_solves(run), file);
     std::cerr << "kbench: " << name << "\n";
     json e = run_mpi_worker(argv, file);
     if (!e.contains("error")) {
@@ -150,6 +150,9 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
     if (r.rows_per_rank > 0)
         argv.insert(argv.end(), {"--rows-per-rank", std::to_string(r.rows_per_rank)});
     if (r.write_solution) argv.insert(argv.end(), {"--solution", json_file + ".x"});
+    if (!r.partition_cache.empty())
+        argv.insert(argv.end(), {"--partition-cache", r.partition_cache});
+    if (!r.detailed) argv.push_back("--no-detailed");
     return argv;
 }
 
@@ -197,6 +200,7 @@ json run_dist_schemes(const StudyRun& run)
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const auto& [partition, scheme] : variants) {
                 DistRun r{entry.name, gpus, "gpu", transport, partition, scheme};
+                r.partition_cache = (dir.path / ("parts-" + entry.name)).string();
                 json e = launch(run, item, r, dir.path);
                 if (first.is_null() && e.contains("n")) first = e;
                 doc["benchmarks"].push_back(std::move(e));
@@ -234,20 +238,24 @@ json run_dist_weak_scaling(const StudyRun& run)
     for (int p = 1; p <= std::max(1, gpu_count()); p *= 2) counts.push_back(p);
     json first;
     for (const int p : counts) {
-        for (const std::string device : {"gpu", "cpu"}) {
-            for (const std::string transport : {"host_staged", "nccl"}) {
-                if (device == "cpu" && transport == "nccl") continue;
-                for (const std::string partition : {"natural", "hypergraph"}) {
-                    for (const std::string scheme : {"bandwidth", "compressed"}) {
-                        DistRun r{entry.name, p, device, transport, partition, scheme};
-                        r.rows_per_rank = weak_rows_per_rank;
-                        json e = launch(run, "fig9", r, dir.path);
-                        if (first.is_null() && e.contains("n")) first = e;
-                        doc["benchmarks"].push_back(std::move(e));
-                    }
+        const std::string cache = (dir.path / fmt::format("parts-{}-P{}", entry.name, p)).string();
+        for (const std::string transport : {"host_staged", "nccl"}) {
+            for (const std::string partition : {"natural", "hypergraph"}) {
+                for (const std::string scheme : {"bandwidth", "compressed"}) {
+                    DistRun r{entry.name, p, "gpu", transport, partition, scheme};
+                    r.rows_per_rank = weak_rows_per_rank;
+                    r.partition_cache = cache;
+                    json e = launch(run, "fig9", r, dir.path);
+                    if (first.is_null() && e.contains("n")) first = e;
+                    doc["benchmarks"].push_back(std::move(e));
                 }
             }
         }
+        DistRun cpu{entry.name, p, "cpu"};
+        cpu.rows_per_rank = weak_rows_per_rank;
+        cpu.timed = 1;
+        cpu.detailed = false;
+        doc["benchmarks"].push_back(launch(run, "fig9", cpu, dir.path));
     }
     note_matrix(doc, entry, first.is_null() ? json::object() : first);
     return doc;

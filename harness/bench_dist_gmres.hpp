@@ -20,12 +20,20 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbench::harness {
 
 /// The arguments of one `kbench dist gmres` run (without the launcher).
 struct DistRun {
+    DistRun(std::string matrix_, int ranks_, std::string device_,
+            std::string transport_ = "host_staged", std::string partition_ = "natural",
+            std::string scheme_ = "compressed")
+        : matrix{std::move(matrix_)}, ranks{ranks_}, device{std::move(device_)},
+          transport{std::move(transport_)}, partition{std::move(partition_)},
+          scheme{std::move(scheme_)}
+    {}
     std::string matrix;
     int ranks = 1;
     std::string device = "gpu";  // "cpu" | "gpu"
@@ -34,6 +42,9 @@ struct DistRun {
     std::string scheme = "compressed";
     long long rows_per_rank = 0;  // > 0: weak scaling (replicate entries)
     bool write_solution = false;
+    std::string partition_cache;  // hypergraph: --partition-cache prefix (empty: none)
+    int timed = 0;                // timed solves; 0: the study's (timed_solves)
+    bool detailed = true;         // false: --no-detailed
 };
 
 /// The command line of a run: mpiexec -n P kbench dist gmres
@@ -53,9 +64,11 @@ nlohmann::json run_dist_schemes(const StudyRun& run);
 /// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs
 /// (run.derive_from_results when table8 ran in this invocation, else table8's runs are made).
 nlohmann::json run_dist_table9(const StudyRun& run);
-/// zianekhodja2014/fig9: weak scaling, the set's first matrix at its rows-per-GPU, the four
+/// zianekhodja2014/fig9: weak scaling, the set's first matrix at 5M rows per rank, the four
 /// variants (natural / hypergraph x bandwidth / compressed) on 1, 2, 4, ... GPUs (powers of two
-/// up to the device count) with both transports, and on as many CPU ranks.
+/// up to the device count) with both transports, and natural + compressed on as many CPU ranks
+/// (one timed solve, no detailed one: a CPU solve of 5M rows per rank takes tens of seconds).
+/// The hypergraph partition of each rank count is made once and reused (--partition-cache).
 nlohmann::json run_dist_weak_scaling(const StudyRun& run);
 
 }  // namespace kbench::harness

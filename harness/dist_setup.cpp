@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <stdexcept>
 
 namespace kbench::harness {
@@ -52,6 +53,32 @@ dist::RowBlock<double> replicated_block(const dist::Communicator& comm, const Ma
     return block;
 }
 
+/// A cached partition: the seconds Zoltan took, the count, the parts (binary, this machine's
+/// byte order). False when the file is missing or short.
+bool read_parts(const std::string& file, dist::HypergraphPartition& hp)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::int64_t count = 0;
+    if (!in.read(reinterpret_cast<char*>(&hp.seconds), sizeof(hp.seconds)) ||
+        !in.read(reinterpret_cast<char*>(&count), sizeof(count)) || count < 0)
+        return false;
+    hp.local_part.resize(static_cast<std::size_t>(count));
+    return static_cast<bool>(
+        in.read(reinterpret_cast<char*>(hp.local_part.data()),
+                static_cast<std::streamsize>(hp.local_part.size() * sizeof(int))));
+}
+
+void write_parts(const std::string& file, const dist::HypergraphPartition& hp)
+{
+    std::ofstream out(file, std::ios::binary);
+    const auto count = static_cast<std::int64_t>(hp.local_part.size());
+    out.write(reinterpret_cast<const char*>(&hp.seconds), sizeof(hp.seconds));
+    out.write(reinterpret_cast<const char*>(&count), sizeof(count));
+    out.write(reinterpret_cast<const char*>(hp.local_part.data()),
+              static_cast<std::streamsize>(hp.local_part.size() * sizeof(int)));
+    if (!out) throw std::runtime_error("partition cache: cannot write " + file);
+}
+
 }  // namespace
 
 DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry& entry,
@@ -79,8 +106,23 @@ DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry
     }
     p.build_seconds = comm.allreduce_max(since(t0));
     if (o.partition == "hypergraph") {
-        const dist::HypergraphPartition hp = dist::hypergraph_partition(comm, p.block);
+        dist::HypergraphPartition hp;
+        const std::string file =
+            o.partition_cache.empty()
+                ? std::string()
+                : fmt::format("{}.{}of{}", o.partition_cache, comm.rank(), comm.size());
+        const bool cached = !file.empty() && comm.allreduce_min(read_parts(file, hp) ? 1 : 0) == 1;
+        if (cached) {
+            if (hp.local_part.size() != static_cast<std::size_t>(p.block.rows.num_rows))
+                throw std::runtime_error(fmt::format(
+                    "partition cache {}: {} parts, expected one per row of this rank ({})", file,
+                    hp.local_part.size(), p.block.rows.num_rows));
+        } else {
+            hp = dist::hypergraph_partition(comm, p.block);
+            if (!file.empty()) write_parts(file, hp);
+        }
         p.partition_seconds = hp.seconds;
+        p.partition_cached = cached;
         p.block = dist::redistribute(comm, p.block, hp.local_part);
     }
     p.local = dist::block_local_matrix(comm, p.block, o.scheme);

@@ -21,6 +21,10 @@ struct DistSetupOptions {
     /// With rows_per_rank > 0 the target is rows_per_rank x ranks (weak scaling).
     index_type target_rows = 0;
     index_type rows_per_rank = 0;
+    /// Hypergraph only: where to keep the partition between runs (the paper partitions once and
+    /// reuses the result, zianekhodja2014 Sec. 6.2). Rank r of P reads <prefix>.<r>of<P> when
+    /// every rank has its file, and otherwise partitions and writes it. Empty: no cache.
+    std::string partition_cache;
 };
 
 /// One rank's share of the problem and what setting it up took.
@@ -28,13 +32,16 @@ struct DistProblem {
     dist::RowBlock<double> block;     // this rank's rows (after the partition, if any)
     dist::LocalMatrix<double> local;  // its local matrix under the halo scheme
     double build_seconds = 0.0;       // building the blocks (max over ranks)
-    double partition_seconds = 0.0;   // the hypergraph partition (Zoltan's time, max over ranks)
+    double partition_seconds = 0.0;   // the hypergraph partition (Zoltan's time, max over ranks;
+                                      // from the cache: the time of the run that made it)
+    bool partition_cached = false;    // read from DistSetupOptions::partition_cache
     std::int64_t nnz = 0;             // of the whole matrix
 };
 
 /// Builds this rank's DistProblem. Collective. Throws std::invalid_argument for a partition name
 /// other than natural/hypergraph ("partition"), target_rows or rows_per_rank on an entry that
-/// is not a replicate entry, or both given; std::runtime_error for "hypergraph" without Zoltan;
+/// is not a replicate entry, or both given; std::runtime_error for "hypergraph" without Zoltan
+/// and for a cache file that does not hold this rank's row count;
 /// and as the generators, readers and the distributed layer throw.
 DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry& entry,
                                const DistSetupOptions& options);
