@@ -21,5 +21,7 @@ void add_matrix_command(CLI::App& app);
 void add_solve_command(CLI::App& app);
 /// `kbench dist gmres` (cli_dist.cpp), built only with MPI (KBENCH_HAVE_MPI).
 void add_dist_command(CLI::App& app);
+/// `kbench dist mpk` (cli_dist_mpk.cpp), added under `dist` by add_dist_command.
+void add_dist_mpk_subcommand(CLI::App* dist);
 
 }  // namespace kbench::harness

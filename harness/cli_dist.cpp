@@ -17,12 +17,11 @@
 //   "halo" {"words_received_total", "words_received_max", "words_sent_max",
 //   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
 //   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds"}}.
-// Any error ends all ranks (MPI_Abort after the message; rank 0 first writes {"error": message}
-// to --json when it is the one that caught it), so that no rank waits forever in a collective
-// the failing one never reaches.
+// Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
 #include "harness/cli.hpp"
 #include "harness/dist_link.hpp"
 #include "harness/dist_setup.hpp"
+#include "harness/dist_worker.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study_context.hpp"
 #include "harness/timing.hpp"
@@ -78,32 +77,17 @@ double preconditioned_residual_inf(const dist::Communicator& comm,
 
 nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
 {
-    const MatrixSet set = load_matrix_set(o.source.set, resolve_matrix_dir(o.source.matrix_dir));
-    const auto entry = std::find_if(set.matrices.begin(), set.matrices.end(),
-                                    [&](const MatrixEntry& e) { return e.name == o.matrix; });
-    if (entry == set.matrices.end())
-        throw std::invalid_argument(
-            fmt::format("--matrix: '{}' is not in matrix set '{}'", o.matrix, set.name));
-    const bool gpu = o.device == "gpu";
-    if (!gpu && o.device != "cpu")
-        throw std::invalid_argument(fmt::format("--device: '{}', expected cpu or gpu", o.device));
-    const dist::Transport transport = dist::parse_transport(o.transport);
+    const MatrixEntry entry = find_matrix_entry(o.source, o.matrix);
+    WorkerDevice dev = open_worker_device(comm, o.device, o.transport);
+    const bool gpu = dev.gpu;
+    const dist::Transport transport = dev.transport;
     const dist::Preconditioner prec = dist::parse_preconditioner(o.preconditioner);
     if (o.repetitions < 1)
         throw std::invalid_argument(fmt::format("--repetitions: {}, expected >= 1", o.repetitions));
 
-    std::string gpu_name;
-    if (gpu) {
-        const int device = dist::select_device(comm);
-        cudaDeviceProp prop{};
-        KBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        gpu_name = prop.name;
-    }
-    std::unique_ptr<dist::NcclCommunicator> nccl;
-    if (gpu && transport == dist::Transport::nccl)
-        nccl = std::make_unique<dist::NcclCommunicator>(comm);
+    dist::NcclCommunicator* nccl = dev.nccl.get();
 
-    const DistProblem p = build_dist_problem(comm, *entry, o.setup);
+    const DistProblem p = build_dist_problem(comm, entry, o.setup);
     const auto& h = p.local.halo;
     const index_type owned = h.num_owned;
     const std::vector<double> b(static_cast<std::size_t>(owned), 1.0);  // b = 1, x0 = 0
@@ -115,7 +99,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
     if (gpu) {
         cuda_stream stream;
         dist::DistributedSpmv<double> spmv(comm, p.local, transport, spmv::Policy{"auto"},
-                                           spmv::machine_figures(), nccl.get());
+                                           spmv::machine_figures(), nccl);
         device_buffer<double> d_b(b), d_x(static_cast<std::size_t>(std::max<index_type>(owned, 1)));
         auto solve = [&](bool detail) {
             KBENCH_CUDA_CHECK(cudaMemsetAsync(d_x.data(), 0, sizeof(double) * owned, stream.get()));
@@ -161,7 +145,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         }
     }
     LinkFigures link;
-    if (o.link) link = measure_link(comm, gpu, transport, nccl.get());
+    if (o.link) link = measure_link(comm, gpu, transport, nccl);
 
     nlohmann::json phases = nlohmann::json::object();
     for (const auto& ph : detailed.phases) phases[ph.name] = comm.allreduce_max(ph.seconds);
@@ -206,7 +190,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
           {"allreduce_seconds", link.allreduce_seconds}}},
     };
     if (gpu) {
-        doc["gpu_name"] = gpu_name;
+        doc["gpu_name"] = dev.gpu_name;
         doc["transport"] = dist::to_string(transport);
     }
     return doc;
@@ -267,21 +251,8 @@ void add_dist_command(CLI::App& app)
     sub->callback([a] {
         a->setup.scheme = dist::parse_halo_scheme(a->scheme);
         a->gmres.orth = solvers::parse_arnoldi_orth(a->orth);
-        dist::MpiSession session(nullptr, nullptr);
-        dist::Communicator comm;
-        try {
-            const nlohmann::json doc = run(comm, *a);
-            if (comm.rank() == 0) {
-                if (!a->json.empty()) write_json_file(doc, a->json);
-                else std::cout << doc.dump(1) << "\n";
-            }
-        } catch (const std::exception& e) {
-            fmt::print(stderr, "kbench dist gmres: error on rank {}: {}\n", comm.rank(), e.what());
-            std::fflush(stderr);
-            if (comm.rank() == 0 && !a->json.empty())
-                write_json_file(nlohmann::json{{"error", e.what()}}, a->json);
-            MPI_Abort(comm.get(), 1);
-        }
+        run_worker("kbench dist gmres", a->json,
+                   [&](const dist::Communicator& comm) { return run(comm, *a); });
     });
 }
 

@@ -226,4 +226,21 @@ inline double predicted_time(const std::vector<MpkPartCost>& parts, const MpkRat
     return t;
 }
 
+/// Predicted time when every part runs at its own rates (kbench; e.g. the SpMV rate measured on
+/// each rank, whose parts differ in shape): max_d part_time(parts[d], rates[d]). parts and rates
+/// must have the same number (>= 1) of entries.
+inline double predicted_time_per_part(const std::vector<MpkPartCost>& parts,
+                                      const std::vector<MpkRates>& rates)
+{
+    const char* f = "predicted_time_per_part";
+    if (parts.empty()) detail::mpk_fail(f, "parts is empty, expected >= 1 part");
+    if (rates.size() != parts.size())
+        detail::mpk_fail(f, "rates has " + std::to_string(rates.size()) +
+                                " entries, expected one per part (" +
+                                std::to_string(parts.size()) + ")");
+    double t = 0.0;
+    for (std::size_t d = 0; d < parts.size(); ++d) t = std::max(t, part_time(parts[d], rates[d]));
+    return t;
+}
+
 }  // namespace kbench::models

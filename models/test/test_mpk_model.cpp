@@ -231,6 +231,19 @@ TEST(MpkModel, DenseRowSurfaceIsConstantInS)
     }
 }
 
+TEST(MpkModel, PerPartRatesPriceEachPartAtItsOwnRate)
+{
+    // Part 0: 1e6 flops at 1e9/s + 100 words at 1e8/s + 2 messages of 1e-5 s = 1e-3 + 1e-6 +
+    // 2e-5; part 1: 4e6 flops at 2e9/s, nothing else = 2e-3: the slowest is part 1.
+    const std::vector<MpkPartCost> parts = {{1e6, 100, 2}, {4e6, 0, 0}};
+    const std::vector<MpkRates> rates = {{1e9, 1e8, 1e-5}, {2e9, 1e8, 1e-5}};
+    EXPECT_DOUBLE_EQ(part_time(parts[0], rates[0]), 1e-3 + 1e-6 + 2e-5);
+    EXPECT_DOUBLE_EQ(predicted_time_per_part(parts, rates), 2e-3);
+    // The same rates everywhere: predicted_time.
+    const std::vector<MpkRates> same(2, rates[0]);
+    EXPECT_DOUBLE_EQ(predicted_time_per_part(parts, same), predicted_time(parts, rates[0]));
+}
+
 // ---- errors ------------------------------------------------------------------------------------
 
 TEST(MpkModel, BadInputNamesTheParameter)
@@ -242,6 +255,9 @@ TEST(MpkModel, BadInputNamesTheParameter)
     test::expect_invalid([] { part_time({1, 1, 1}, {0, 1, 0}); }, {"flops_per_s"});
     test::expect_invalid([] { part_time({1, 1, 1}, {1, 0, 0}); }, {"words_per_s"});
     test::expect_invalid([] { predicted_time({}, {1, 1, 0}); }, {"parts"});
+    test::expect_invalid([] { predicted_time_per_part({}, {}); }, {"parts"});
+    test::expect_invalid([] { predicted_time_per_part({{1, 1, 1}}, {}); },
+                         {"predicted_time_per_part", "rates has 0 entries", "(1)"});
 }
 
 }  // namespace

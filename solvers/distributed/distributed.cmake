@@ -9,7 +9,8 @@ endif()
 
 # The kernels (pack, Jacobi scaling) are compiled apart, without MPI's flags and headers (nvcc
 # never sees mpi.h).
-add_library(kbench_distributed_pack OBJECT distributed/pack.cu distributed/diagonal_scale.cu)
+add_library(kbench_distributed_pack OBJECT distributed/pack.cu distributed/diagonal_scale.cu
+            distributed/mpk_kernels.cu)
 target_include_directories(kbench_distributed_pack PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed_pack PUBLIC kbench_cuda_base)
 target_compile_options(kbench_distributed_pack PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
@@ -23,6 +24,7 @@ add_library(kbench_distributed
   distributed/halo_exchange_gpu.cpp
   distributed/distributed_spmv.cpp
   distributed/distributed_gmres.cpp
+  distributed/distributed_mpk.cpp
   $<TARGET_OBJECTS:kbench_distributed_pack>)
 target_include_directories(kbench_distributed PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed PUBLIC MPI::MPI_CXX kbench_kernels kbench_matrices
@@ -91,6 +93,10 @@ if(KBENCH_BUILD_TESTS)
                       LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2 3)
   kbench_add_mpi_test(NAME test_distributed_gmres_gpu GPU
                       SOURCES test/test_distributed_gmres_gpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2)
+  kbench_add_mpi_test(NAME test_distributed_mpk_cpu SOURCES test/test_distributed_mpk_cpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2 3)
+  kbench_add_mpi_test(NAME test_distributed_mpk_gpu GPU SOURCES test/test_distributed_mpk_gpu.cpp
                       LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2)
   if(KBENCH_HAVE_ZOLTAN)
     kbench_add_mpi_test(NAME test_hypergraph_partition SOURCES test/test_hypergraph_partition.cpp

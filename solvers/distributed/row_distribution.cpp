@@ -115,6 +115,53 @@ HaloLayout halo_layout(const RowDistribution& dist, const HaloPlan& plan, int ra
     return h;
 }
 
+namespace detail {
+
+std::vector<index_type> local_numbering(index_type n, const std::vector<index_type>& owned,
+                                        const std::vector<index_type>& ghosts)
+{
+    std::vector<index_type> local(static_cast<std::size_t>(n), -1);
+    for (std::size_t i = 0; i < owned.size(); ++i)
+        local[static_cast<std::size_t>(owned[i])] = static_cast<index_type>(i);
+    for (std::size_t j = 0; j < ghosts.size(); ++j)
+        local[static_cast<std::size_t>(ghosts[j])] = static_cast<index_type>(owned.size() + j);
+    return local;
+}
+
+template <typename T>
+Csr<T> renumbered_rows(const Csr<T>& a, const index_type* rows, index_type count,
+                       const std::vector<index_type>& local, index_type num_cols,
+                       const std::function<void(index_type, index_type)>& unmapped)
+{
+    Csr<T> b;
+    b.num_rows = count;
+    b.num_cols = num_cols;
+    b.row_ptr.assign(1, 0);
+    b.row_ptr.reserve(static_cast<std::size_t>(count) + 1);
+    std::vector<std::pair<index_type, T>> row;
+    for (index_type i = 0; i < count; ++i) {
+        const index_type r = rows[i];
+        row.clear();
+        for (index_type e = a.row_ptr[static_cast<std::size_t>(r)];
+             e < a.row_ptr[static_cast<std::size_t>(r) + 1]; ++e) {
+            const index_type c = a.col_idx[static_cast<std::size_t>(e)];
+            const index_type lc = local[static_cast<std::size_t>(c)];
+            if (lc < 0) unmapped(r, c);
+            row.emplace_back(lc, a.values[static_cast<std::size_t>(e)]);
+        }
+        std::sort(row.begin(), row.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& [c, v] : row) {
+            b.col_idx.push_back(c);
+            b.values.push_back(v);
+        }
+        b.row_ptr.push_back(static_cast<index_type>(b.col_idx.size()));
+    }
+    return b;
+}
+
+}  // namespace detail
+
 template <typename T>
 LocalMatrix<T> local_matrix(const Csr<T>& a, const RowDistribution& dist, const HaloPlan& plan,
                             int rank)
@@ -135,40 +182,15 @@ LocalMatrix<T> local_matrix(const Csr<T>& a, const RowDistribution& dist, const 
     const HaloLayout& h = out.halo;
 
     // Global column -> local column, -1 where this part neither owns nor receives the entry.
-    std::vector<index_type> local(static_cast<std::size_t>(a.num_cols), -1);
-    for (index_type i = 0; i < h.num_owned; ++i)
-        local[static_cast<std::size_t>(h.owned_global[static_cast<std::size_t>(i)])] = i;
-    for (index_type j = 0; j < h.num_ghosts; ++j)
-        local[static_cast<std::size_t>(h.ghost_global[static_cast<std::size_t>(j)])] =
-            h.num_owned + j;
-
-    Csr<T>& b = out.a;
-    b.num_rows = h.num_owned;
-    b.num_cols = h.local_size();
-    b.row_ptr.assign(1, 0);
-    b.row_ptr.reserve(static_cast<std::size_t>(h.num_owned) + 1);
-    std::vector<std::pair<index_type, T>> row;
-    for (index_type i = 0; i < h.num_owned; ++i) {
-        const index_type r = h.owned_global[static_cast<std::size_t>(i)];
-        row.clear();
-        for (index_type e = a.row_ptr[static_cast<std::size_t>(r)];
-             e < a.row_ptr[static_cast<std::size_t>(r) + 1]; ++e) {
-            const index_type c = a.col_idx[static_cast<std::size_t>(e)];
-            const index_type lc = local[static_cast<std::size_t>(c)];
-            if (lc < 0)
-                fail("plan: column " + str(c) + " of row " + str(r) + " (part " + str(rank) +
-                     ") is neither owned nor in the halo; expected plan = halo_plan(a, part, "
-                     "num_parts, 1) of the same partition");
-            row.emplace_back(lc, a.values[static_cast<std::size_t>(e)]);
-        }
-        std::sort(row.begin(), row.end(),
-                  [](const auto& x, const auto& y) { return x.first < y.first; });
-        for (const auto& [c, v] : row) {
-            b.col_idx.push_back(c);
-            b.values.push_back(v);
-        }
-        b.row_ptr.push_back(static_cast<index_type>(b.col_idx.size()));
-    }
+    const std::vector<index_type> local =
+        detail::local_numbering(a.num_cols, h.owned_global, h.ghost_global);
+    out.a = detail::renumbered_rows(
+        a, h.owned_global.data(), h.num_owned, local, h.local_size(),
+        [&](index_type r, index_type c) {
+            fail("plan: column " + str(c) + " of row " + str(r) + " (part " + str(rank) +
+                 ") is neither owned nor in the halo; expected plan = halo_plan(a, part, "
+                 "num_parts, 1) of the same partition");
+        });
     return out;
 }
 
@@ -216,6 +238,9 @@ std::vector<T> local_vector(const HaloLayout& layout, const std::vector<T>& x, T
 }
 
 #define KBENCH_INSTANTIATE(T)                                                                    \
+    template Csr<T> detail::renumbered_rows<T>(                                                  \
+        const Csr<T>&, const index_type*, index_type, const std::vector<index_type>&, index_type, \
+        const std::function<void(index_type, index_type)>&);                                      \
     template LocalMatrix<T> local_matrix<T>(const Csr<T>&, const RowDistribution&,               \
                                             const HaloPlan&, int);                                \
     template LocalMatrix<T> distribute<T>(const Communicator&, const Csr<T>&,                     \

@@ -27,6 +27,7 @@
 #include "matrices/row_partition.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace kbench::dist {
@@ -119,6 +120,24 @@ LocalMatrix<T> local_matrix(const Csr<T>& a, const RowDistribution& dist, const 
 template <typename T>
 LocalMatrix<T> distribute(const Communicator& comm, const Csr<T>& a, const std::vector<int>& part,
                           int num_parts);
+
+namespace detail {
+
+/// Global row -> local index of a part's vectors: owned[i] -> i, ghosts[j] -> owned.size() + j,
+/// -1 for the rows the part does not hold (n entries). Used by local_matrix and by the MPK's
+/// s-step local matrices (distributed_mpk.hpp).
+std::vector<index_type> local_numbering(index_type n, const std::vector<index_type>& owned,
+                                        const std::vector<index_type>& ghosts);
+
+/// Rows rows[0..count) of A with every column c renumbered to local[c], sorted within each row:
+/// a count x num_cols CSR. A column with local[c] < 0 is passed to unmapped(row, c), which must
+/// throw (it names what was expected).
+template <typename T>
+Csr<T> renumbered_rows(const Csr<T>& a, const index_type* rows, index_type count,
+                       const std::vector<index_type>& local, index_type num_cols,
+                       const std::function<void(index_type, index_type)>& unmapped);
+
+}  // namespace detail
 
 /// The local vector of a part from a global one: owned entries x[owned_global[i]], ghost entries
 /// `ghost_fill` (an exchange overwrites them). Throws std::invalid_argument when x is shorter than

@@ -1,0 +1,66 @@
+// Shared pieces of the MPI workers; see dist_worker.hpp.
+#include "harness/dist_worker.hpp"
+
+#include "harness/results_json.hpp"
+#include "kernels/base/cuda_check.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+namespace kbench::harness {
+
+MatrixEntry find_matrix_entry(const MatrixSource& source, const std::string& name)
+{
+    const MatrixSet set = load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir));
+    const auto entry = std::find_if(set.matrices.begin(), set.matrices.end(),
+                                    [&](const MatrixEntry& e) { return e.name == name; });
+    if (entry == set.matrices.end())
+        throw std::invalid_argument(
+            fmt::format("--matrix: '{}' is not in matrix set '{}'", name, set.name));
+    return *entry;
+}
+
+WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,
+                                const std::string& transport)
+{
+    WorkerDevice d;
+    if (device != "gpu" && device != "cpu")
+        throw std::invalid_argument(fmt::format("--device: '{}', expected cpu or gpu", device));
+    d.gpu = device == "gpu";
+    d.transport = dist::parse_transport(transport);
+    if (!d.gpu) return d;
+    const int id = dist::select_device(comm);
+    cudaDeviceProp prop{};
+    KBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, id));
+    d.gpu_name = prop.name;
+    if (d.transport == dist::Transport::nccl)
+        d.nccl = std::make_unique<dist::NcclCommunicator>(comm);
+    return d;
+}
+
+void run_worker(const char* command, const std::string& json_file,
+                const std::function<nlohmann::json(const dist::Communicator&)>& body)
+{
+    dist::MpiSession session(nullptr, nullptr);
+    dist::Communicator comm;
+    try {
+        const nlohmann::json doc = body(comm);
+        if (comm.rank() == 0) {
+            if (!json_file.empty()) write_json_file(doc, json_file);
+            else std::cout << doc.dump(1) << "\n";
+        }
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "{}: error on rank {}: {}\n", command, comm.rank(), e.what());
+        std::fflush(stderr);
+        if (comm.rank() == 0 && !json_file.empty())
+            write_json_file(nlohmann::json{{"error", e.what()}}, json_file);
+        MPI_Abort(comm.get(), 1);
+    }
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,44 @@
+// What the MPI workers (`kbench dist gmres`, `kbench dist mpk`) share: finding their matrix-set
+// entry, opening each rank's GPU (and NCCL), and running their body under MPI so that an error
+// on any rank ends every rank instead of leaving the others waiting in a collective. Needs MPI
+// (built only with it).
+#pragma once
+
+#include "harness/study_context.hpp"
+#include "solvers/distributed/communicator.hpp"
+#include "solvers/distributed/halo_exchange_gpu.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace kbench::harness {
+
+/// The entry `name` of the matrix set of `source`. Throws std::invalid_argument naming
+/// "--matrix" when the set has no such entry, and as load_matrix_set.
+MatrixEntry find_matrix_entry(const MatrixSource& source, const std::string& name);
+
+/// Where a worker's vectors live: CPU ranks, or one GPU per rank with a transport.
+struct WorkerDevice {
+    bool gpu = false;
+    std::string gpu_name;  // the rank's GPU ("" on CPU ranks)
+    dist::Transport transport = dist::Transport::host_staged;
+    std::unique_ptr<dist::NcclCommunicator> nccl;  // for Transport::nccl on GPUs only
+};
+
+/// Opens the rank's device: "cpu", or "gpu" (select_device, then an NCCL communicator when
+/// `transport` is nccl). Collective. Throws std::invalid_argument naming "--device" or
+/// "--transport", and as select_device and NcclCommunicator.
+WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,
+                                const std::string& transport);
+
+/// Initializes MPI, runs body(world) on every rank and has rank 0 write the object it returns
+/// to json_file (stdout when empty). When body throws on a rank, that rank prints
+/// "<command>: error on rank r: <what>", rank 0 writes {"error": <what>} to json_file when it
+/// is the one that caught it, and MPI_Abort ends all ranks (exit status non-zero).
+void run_worker(const char* command, const std::string& json_file,
+                const std::function<nlohmann::json(const dist::Communicator&)>& body);
+
+}  // namespace kbench::harness
