@@ -45,7 +45,6 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
                                           int repetitions, const std::string& json_file)
 {
     std::vector<std::string> argv = {mpiexec, "-n", std::to_string(r.ranks)};
-    if (r.device == "cpu") argv.insert(argv.end(), {"--bind-to", "core"});
     argv.insert(argv.end(), {kbench, "dist", "mpk", "--set", source.set, "--matrix", r.matrix,
                              "--device", r.device, "--transport", r.transport, "--partition",
                              r.partition, "--vectors", std::to_string(r.vectors),

@@ -30,7 +30,7 @@ struct DistMpkRun {
     int vectors = 100;       // m
 };
 
-/// The command line of a run: mpiexec -n P [--bind-to core for CPU ranks] kbench dist mpk
+/// The command line of a run: mpiexec -n P kbench dist mpk
 /// --set ... --json <json_file>. Pure function.
 std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std::string& kbench,
                                           const MatrixSource& source, const DistMpkRun& r,
