@@ -7,8 +7,10 @@
 //
 // yamazaki2014/fig14 entries ("benchmarks"; one per matrix and method): {"name":
 //   "fig14/<matrix>/<method>", "figure": "fig14", "matrix", "paper_matrix", "n", "nnz",
-//   "method" ("gmres" | "ca_gmres"), "label" (e.g. "GMRES(30) CGS2", "CA-GMRES(15, 30) CholQR"),
-//   "s", "restart" (m), "orth" (GMRES: "mgs" | "cgs2"; CA-GMRES: the TSQR), "basis"
+//   "method" ("gmres" | "ca_gmres"), "label" (e.g. "GMRES(30) CGS2", "CA-GMRES(15, 30) CholQR",
+//   "GMRES(30) CGS2 low-sync", "CA-GMRES(15, 30) cholqr2 Newton two-stage"), "s", "restart"
+//   (m), "orth" (GMRES: "mgs" | "cgs2" | "lowsync"; CA-GMRES: the TSQR, of stage 2 for
+//   two-stage rows), "borth" (CA-GMRES: "block" | "two_stage"; GMRES: null), "basis"
 //   ("monomial" | "newton" | null), "normalized" (MPK vectors scaled to unit norm), "status",
 //   "iterations", "restarts" (cycles run), "seconds" (the whole solve, median of the timed
 //   solves), "per_restart_seconds" (seconds x m / iterations: a cycle of m steps), "orth_seconds",
@@ -32,9 +34,13 @@ namespace kbench::harness {
 /// yamazaki2014/fig14 (and fig12, fig15, derived from the same runs): for every matrix of the
 /// set, with the restart length and step size yamazaki2014 Fig. 14 used for the paper matrix it
 /// stands for, GMRES(m) with MGS and CGS2 and CA-GMRES(1, m) and (s, m) with each TSQR, the
-/// monomial basis on the balanced matrix as the paper, and the Newton basis (kbench). Schema in
-/// the file comment. Throws std::invalid_argument for invalid run.options or matrix set,
-/// kbench::cuda_error on CUDA, cuBLAS or cuSOLVER failures.
+/// monomial basis on the balanced matrix as the paper, and the Newton basis (kbench); then the
+/// two methods that superseded the paper's: GMRES(m) with the one-reduce CGS2
+/// (solvers::ArnoldiOrth::cgs2_lowsync) and CA-GMRES(s, m) with the two-stage block
+/// orthogonalization (solvers::CaBorth::two_stage) on the basis and TSQR of the fastest converged
+/// per-block CA-GMRES row of s > 1. Schema in the file comment. Throws std::invalid_argument
+/// for invalid run.options or matrix set, kbench::cuda_error on CUDA, cuBLAS or cuSOLVER
+/// failures.
 nlohmann::json run_ca_gmres_study(const StudyRun& run);
 
 /// yamazaki2014/fig13: the TSQR errors of every block inside CA-GMRES(20, 30) and (30, 30) for

@@ -92,21 +92,25 @@ private:
     kbench::detail::unique_handle<void*, kbench::detail::free_pinned> mem_;
 };
 
-/// The GPU backend of detail::run_ca_gmres (see ca_gmres_cycle.hpp). Device layout: the basis
-/// Q (n x (m + 1), ld n); the fallback copy of a block (n x s); coef: the BOrth coefficients C
-/// ((j + 1) x k, ld j + 1) at 0, the MPK's squared norms (s + 1) at (m + 1) s, then y or the
-/// block's column norms (m), then one scalar. Pinned host staging for C and the norms.
+/// The GPU backend of detail::run_ca_gmres (see ca_gmres_cycle.hpp). kmax: the most columns
+/// one BOrth or TSQR call takes (s; two_stage: also the panel's columns). Device layout: the
+/// basis Q (n x (m + 1), ld n); the fallback copy of a block or panel (n x kmax); coef: the
+/// BOrth coefficients C ((j + 1) x k, ld j + 1) or stage 1's fused product ((j + 1 + k) x k,
+/// ld j + 1 + k) at 0 (cregion values), the MPK's squared norms (kmax + 1) at cregion, then y
+/// or the block's column norms (m), then one scalar; stage 1's R (s x s). Pinned host staging
+/// for the coefficients and the norms.
 template <typename T>
 struct GpuBackend {
     spmv::SpmvOperator<T>& a;
     const T* b;
     T* x;
     std::int64_t n;
-    int m, s;
+    int m, s, kmax;
+    std::size_t cregion;
     ortho::BorthMethod borth_method;
     bool normalize;
     ortho::GpuHandles hd;
-    device_buffer<T> v, saved, coef;
+    device_buffer<T> v, saved, coef, rdev;
     device_buffer<unsigned char> ws;
     pinned_array<T> staged;
     std::vector<T> host;
@@ -116,29 +120,35 @@ struct GpuBackend {
     GpuBackend(spmv::SpmvOperator<T>& op, const T* b_, T* x_, int restart,
                const CaGmresOptions& o, const ortho::GpuHandles& handles)
         : a(op), b(b_), x(x_), n(op.num_rows()), m(restart), s(std::min(o.s, restart)),
+          kmax(o.borth == CaBorth::two_stage ? std::max(s, detail::panel_limit(o, restart)) : s),
+          cregion(std::max(static_cast<std::size_t>(restart + 1) * kmax,
+                           static_cast<std::size_t>(restart + 1 + s) * s)),
           borth_method(o.borth_passes == 2 ? ortho::BorthMethod::cgs2 : ortho::BorthMethod::cgs),
           normalize(o.normalize_basis), hd(handles),
           v(static_cast<std::size_t>(n) * (restart + 1)),
-          saved(static_cast<std::size_t>(n) * s),
-          coef(static_cast<std::size_t>(restart + 1) * s + s + 1 + restart + 1),
-          staged(static_cast<std::size_t>(restart + 1) * s + s + 1),
-          host(static_cast<std::size_t>(restart) + 1)
+          saved(static_cast<std::size_t>(n) * kmax),
+          coef(cregion + kmax + 1 + restart + 1), rdev(static_cast<std::size_t>(s) * s),
+          staged(cregion + kmax + 1), host(static_cast<std::size_t>(restart) + 1)
     {
         std::size_t bytes = std::max(matrix_powers_workspace_bytes(n),
-                                     blas::dot_workspace_bytes(n, s));
-        bytes = std::max(bytes, ortho::borth_workspace_bytes(
-                                    borth_method, n, std::min(restart, borth_chunk), s, sizeof(T)));
-        for (int k = 1; k <= s; ++k)
+                                     blas::dot_workspace_bytes(n, kmax));
+        bytes = std::max(bytes, ortho::borth_workspace_bytes(borth_method, n,
+                                                             std::min(restart, borth_chunk), kmax,
+                                                             sizeof(T)));
+        for (int k = 1; k <= kmax; ++k)
             for (const ortho::TsqrMethod method : {o.tsqr, o.fallback_tsqr})
                 bytes = std::max(bytes, ortho::tsqr_workspace_bytes(method, hd, n, k, sizeof(T)));
+        if (o.borth == CaBorth::two_stage)
+            bytes = std::max(bytes, blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), s,
+                                                               sizeof(T)));
         // borth and tsqr reject a null workspace even when they need none: keep one allocation.
         ws = device_buffer<unsigned char>(std::max<std::size_t>(bytes, 256));
     }
 
     std::int64_t rows() const { return n; }
     T* col(int j) { return v.data() + static_cast<std::int64_t>(j) * n; }
-    T* norm2() { return coef.data() + static_cast<std::size_t>(m + 1) * s; }
-    T* tail() { return norm2() + s + 1; }     // m values: y, or a block's column norms
+    T* norm2() { return coef.data() + cregion; }
+    T* tail() { return norm2() + kmax + 1; }  // m values: y, or a block's column norms
     T* scalar() { return tail() + m; }
     void sync() { KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream)); }
     void d2d(T* dst, const T* src, std::int64_t count)
@@ -185,8 +195,33 @@ struct GpuBackend {
         }
         // Start the coefficients' way to the host; the TSQR's synchronization completes it.
         d2h(staged.data(), coef.data(), static_cast<std::size_t>(j + 1) * k);
-        d2h(staged.data() + static_cast<std::size_t>(m + 1) * s, norm2(),
-            static_cast<std::size_t>(k) + 1);
+        d2h(staged.data() + cregion, norm2(), static_cast<std::size_t>(k) + 1);
+    }
+    void project(int j, int k)
+    {
+        const int kv = j + 1 + k;
+        for (int c0 = 0; c0 < kv; c0 += chunk)
+            blas::gram(n, std::min(chunk, kv - c0), col(c0), n, k, col(j + 1), n,
+                       coef.data() + c0, kv, ws.data(), ws.bytes(), hd.stream);
+        d2h(staged.data(), coef.data(), static_cast<std::size_t>(kv) * k);
+        d2h(staged.data() + cregion, norm2(), static_cast<std::size_t>(k) + 1);
+    }
+    void fetch_projection(int j, int k, T* G, T* n2)
+    {
+        sync();
+        std::memcpy(G, staged.data(), sizeof(T) * static_cast<std::size_t>(j + 1 + k) * k);
+        std::memcpy(n2, staged.data() + cregion, sizeof(T) * (static_cast<std::size_t>(k) + 1));
+    }
+    void stage1(int j, int k, const T* R)
+    {
+        const int ldg = j + 1 + k;
+        for (int c0 = 0; c0 <= j; c0 += chunk)
+            blas::gemm_rowwise<T>(n, std::min(chunk, j + 1 - c0), k, T(-1), col(c0), n,
+                                  coef.data() + c0, ldg, T(1), col(j + 1), n, hd.stream);
+        if (R == nullptr) return;
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(rdev.data(), R, sizeof(T) * k * k,
+                                          cudaMemcpyHostToDevice, hd.stream));
+        blas::trsm_right_upper<T>(n, k, col(j + 1), n, rdev.data(), k, hd.stream);
     }
     void save(int j, int k) { d2d(saved.data(), col(j + 1), n * k); }
     void restore(int j, int k) { d2d(col(j + 1), saved.data(), n * k); }
@@ -198,8 +233,7 @@ struct GpuBackend {
     {
         sync();
         std::memcpy(C, staged.data(), sizeof(T) * static_cast<std::size_t>(j + 1) * k);
-        std::memcpy(n2, staged.data() + static_cast<std::size_t>(m + 1) * s,
-                    sizeof(T) * (static_cast<std::size_t>(k) + 1));
+        std::memcpy(n2, staged.data() + cregion, sizeof(T) * (static_cast<std::size_t>(k) + 1));
     }
     bool block_finite(int j, int k)
     {

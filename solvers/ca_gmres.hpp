@@ -44,6 +44,40 @@ enum class CaBasis {
 const char* to_string(CaBasis basis);
 CaBasis parse_ca_basis(const std::string& name);
 
+/// How a communication-avoiding cycle orthogonalizes its blocks.
+enum class CaBorth {
+    /// yamazaki2014 Sec. V: each block of k new vectors W is projected against the basis so far
+    /// by BOrth (block CGS, borth_passes passes), then orthonormalized by the TSQR `tsqr`
+    /// (`fallback_tsqr` when it fails); its Hessenberg columns enter the least squares at once.
+    block,
+    /// Two-stage block orthogonalization (Yamazaki, Higgins, Boman, Szyld, "Two-stage block
+    /// orthogonalization to improve performance of s-step GMRES", IPDPS 2024, arXiv 2402.15033):
+    /// * stage 1, per block: one fused Gram product G = [Q_{0:j}, W]^T W (ONE reduction; C =
+    ///   Q_{0:j}^T W, S = W^T W), then block CGS with the Pythagorean CholQR, R^T R = S - C^T C
+    ///   (BCGS-PIP: Carson, Lund, Rozlozník, Thomas, "Block Gram-Schmidt algorithms and their
+    ///   stability properties", Linear Algebra Appl. 638:150-195, 2022), W := (W - Q C) R^-1.
+    ///   The basis stays well conditioned but is orthonormal only to O(eps kappa^2): the next
+    ///   block's matrix powers start from it. When the Cholesky factorization fails (kappa(W)
+    ///   beyond eps^-1/2), W := W - Q C and `fallback_tsqr` factors the block (a fallback).
+    /// * stage 2, per panel of whole blocks (panel_columns): BOrth of the panel against the
+    ///   panels before it (borth_passes passes: BCGS2 by default) and the TSQR `tsqr` of the
+    ///   panel (CholQR2 by default; `fallback_tsqr` when it fails), which makes the basis
+    ///   orthonormal to working accuracy. The stage-1 Hessenberg columns of the panel, in terms
+    ///   of [Q, Z] (Z the stage-1 vectors), become the Hessenberg columns of the orthonormal
+    ///   basis by H = T H1 T^-1 (Z = Q T, T the upper triangular stage-2 factors: BOrth
+    ///   coefficients over the TSQR's R; detail::change_panel_basis), and only then enter the
+    ///   least squares: the residual estimate, the convergence test and the history are per
+    ///   panel. The paper's panels are "big blocks" of several s-step blocks (up to the restart
+    ///   length); here a panel holds at most 64 columns (the TSQR limit).
+    /// Only the communication-avoiding cycles run two stages: the plain GMRES cycle that finds
+    /// the Newton shifts is per block.
+    two_stage,
+};
+
+/// "block" or "two_stage"; parse_ca_borth throws std::invalid_argument naming both otherwise.
+const char* to_string(CaBorth borth);
+CaBorth parse_ca_borth(const std::string& name);
+
 struct CaGmresOptions {
     /// Step size s: MPK steps (new basis vectors) per block, 1 <= s <= min(restart, 64, n).
     int s = 10;
@@ -69,14 +103,21 @@ struct CaGmresOptions {
     /// no host round trip) so that neither basis over- or underflows. Off: the raw recurrence
     /// of the paper, whose caller balances A first (balance()).
     bool normalize_basis = true;
-    /// TSQR of each block's new vectors (after BOrth).
+    /// TSQR of each block's new vectors (after BOrth); two_stage: of each stage-2 panel.
     ortho::TsqrMethod tsqr = ortho::TsqrMethod::cholqr2;
     /// Used on the same block when `tsqr` reports a failure (Gram matrix not numerically
     /// positive definite, rank deficiency, non-finite values); counted in tsqr_fallbacks.
+    /// two_stage: also when stage 1's Cholesky fails (always then, even when equal to tsqr).
     ortho::TsqrMethod fallback_tsqr = ortho::TsqrMethod::caqr;
     /// BOrth: block classical Gram-Schmidt against the basis so far, 1 (CGS) or 2 (CGS2) passes;
-    /// the coefficients are summed over the passes.
+    /// the coefficients are summed over the passes (two_stage: the BOrth of stage 2).
     int borth_passes = 2;
+    /// Per-block orthogonalization (yamazaki2014) or the two-stage scheme (see CaBorth).
+    CaBorth borth = CaBorth::block;
+    /// two_stage: the most columns of a stage-2 panel (s <= panel_columns <= 64): a panel takes
+    /// whole blocks while the next one fits, and ends early at a block that lost rank, at the
+    /// cycle's end and at the iteration limit. 0: min(restart, 64).
+    int panel_columns = 0;
     /// Fixed iteration count: run max_iterations steps with the tolerance and stagnation tests
     /// off (for timing); breakdowns still stop the run.
     bool timing_mode = false;
@@ -85,7 +126,9 @@ struct CaGmresOptions {
     int stagnation_cycles = 3;
     /// Detailed run: SolveResult::phases holds "MPK" (SpMVs, shifts, scaling), "BOrth", "TSQR"
     /// (with the copy kept for a fallback and the fallback itself), "least squares" (Hessenberg
-    /// reconstruction, Givens rotations, solve; host) and "other" (residuals, x update, shifts),
+    /// reconstruction, Givens rotations, solve; host) and "other" (residuals, x update, shifts);
+    /// two_stage: "BOrth" holds stage 1's fused product and stage 2's BOrth, "TSQR" stage 1's
+    /// Cholesky factor, update and triangular solve and stage 2's TSQR,
     /// each bracketed by stream synchronizations and timed by the host clock. The
     /// synchronizations cost time: time a solve in a run without it.
     bool detailed = false;
@@ -110,8 +153,9 @@ struct CaBlockRecord {
 
 /// What a CA-GMRES solve reports beyond SolveResult. iterations counts basis vectors (Krylov
 /// steps); residual_history[i] is the relative least-squares residual estimate after the
-/// block that ended at iteration history_iterations[i] (entry 0: the initial residual at 0),
-/// and at a restart the recomputed ||b - A x|| / ||b|| is NOT added (as GMRES).
+/// block (two_stage: the panel) that ended at iteration history_iterations[i] (entry 0: the
+/// initial residual at 0), and at a restart the recomputed ||b - A x|| / ||b|| is NOT added
+/// (as GMRES).
 struct CaGmresResult : SolveResult {
     std::vector<int> history_iterations;  // same length as residual_history
     int restarts = 0;             // restart cycles run
@@ -119,7 +163,8 @@ struct CaGmresResult : SolveResult {
     /// recomputed after the x update (yamazaki2014 Fig. 14's time per restart); the plain GMRES
     /// cycle of the Newton basis is entry 0.
     std::vector<double> restart_seconds;
-    int tsqr_fallbacks = 0;       // blocks whose TSQR failed and were redone by fallback_tsqr
+    int tsqr_fallbacks = 0;       // blocks (two_stage: also panels) whose TSQR (stage 1's
+                                  // Cholesky) failed and were redone by fallback_tsqr
     int first_fallback_restart = -1;  // restart cycle of the first fallback; -1: none
     /// kappa_2 of the Gram matrix V^T V of the last block of each cycle, V its new vectors after
     /// BOrth, estimated as (sigma_max(R) / sigma_min(R))^2 from the block's R factor (inf when R
@@ -142,21 +187,28 @@ struct CaGmresResult : SolveResult {
 /// combination, a dot product and a scaling per step for shifts and normalization), k-column
 /// ortho::borth against the basis (chunks of 256 basis columns: beyond that the chunks follow
 /// one another, block MGS over chunks), a device copy of the block kept for the fallback,
-/// ortho::tsqr, and one copy of the coefficients to the host (pinned). The basis takes
-/// n (m + 1) device values, the fallback copy n s.
+/// ortho::tsqr, and one copy of the coefficients to the host (pinned). two_stage: per block
+/// the matrix powers, one blas::gram [Q_{0:j}, W]^T W (chunks of 64 basis columns), its copy
+/// to the host, the k x k Cholesky factor on the host, one blas::gemm_rowwise W -= Q C and one
+/// blas::trsm_right_upper; per panel of kp columns ortho::borth and ortho::tsqr of kp columns
+/// and one copy of the coefficients. The basis takes n (m + 1) device values, the fallback
+/// copy n s (two_stage: n times the panel's columns).
 /// Status: converged when the recomputed residual at a cycle's end, or the least-squares
 /// estimate after a block, reaches the tolerance; max_iterations (also when max_restarts is
 /// reached: detail says so); breakdown when the TSQR and its fallback both fail on a block
 /// (detail names the restart, the block's columns and both failures; a failure at the block's
 /// first vector is an invariant Krylov space, a happy breakdown instead) or the least-squares
 /// problem is singular; non_finite for Inf/NaN in the block or the residual; stagnation as
-/// the options say. A block whose R factor has a diagonal entry at rounding level (<= 10 eps
+/// the options say (two_stage: the estimate after a panel; a failing stage 2 is a breakdown
+/// naming the panel's columns, non_finite for Inf/NaN in it). A block whose R factor has a
+/// diagonal entry at rounding level (<= 10 eps
 /// times the norm of its column before BOrth) at position i > 0 keeps its first i vectors and
 /// the next block starts from the last of them; at position 0 it is GMRES's happy breakdown
 /// (A v_j lies in the basis): the cycle ends.
 /// Throws std::invalid_argument for a non-square operator, a null b or x, or options that
 /// check_ca_gmres_options rejects; kbench::cuda_error on CUDA, cuBLAS and cuSOLVER failures.
-/// Source: yamazaki2014 Sec. III (Fig. 2), IV (MPK, Newton basis), V (BOrth, TSQR); Hoemmen,
+/// Source: yamazaki2014 Sec. III (Fig. 2), IV (MPK, Newton basis), V (BOrth, TSQR); Yamazaki,
+/// Higgins, Boman, Szyld, IPDPS 2024 (two_stage, see CaBorth); Hoemmen,
 /// "Communication-avoiding Krylov subspace methods", PhD thesis, UC Berkeley 2010, Ch. 3
 /// (CA-GMRES, the Hessenberg reconstruction) and Ch. 7 (the bases; Sec. 7.3.2 the real
 /// arithmetic of complex shifts, as yamazaki2014 cites it).
@@ -257,7 +309,9 @@ namespace detail {
 /// Throws std::invalid_argument "<who>: <field> = <value>, expected ..." for a non-square
 /// matrix (rows != cols), n < s, restart < 1, s < 1, s > restart, s > 64, a negative or
 /// non-finite tolerance, max_iterations < 0, max_restarts < 0, stagnation_cycles < 0,
-/// borth_passes not 1 or 2, shifts given with the monomial basis, or shifts leja_order rejects.
+/// borth_passes not 1 or 2, shifts given with the monomial basis, shifts leja_order rejects,
+/// panel_columns not 0 nor in [s, 64], or measure_orthogonality with borth = two_stage (the
+/// records measure the per-block TSQR).
 void check_ca_gmres_options(const char* who, long long rows, long long cols,
                             const CaGmresOptions& o);
 
@@ -272,6 +326,19 @@ void check_ca_gmres_options(const char* who, long long rows, long long cols,
 /// B: (k + 1) x k (ld k + 1). Needs R(i, i) != 0 for i < used - 1.
 void reconstruct_hessenberg(int j, int k, int used, const double* C, const double* R,
                             const double* B, double* H, int ldh);
+
+/// Two-stage CA-GMRES (CaBorth::two_stage): the Hessenberg columns a - 1 .. last of a cycle
+/// after stage 2 of the panel of basis columns a .. e (1 <= a <= e, last <= e; last = e - 1,
+/// or e when column last's subdiagonal entry is 0). On entry H's columns 0 .. a - 2 are final
+/// (A Q_{0:a-2} = Q_{0:a-1} H) and columns a - 1 .. last hold the stage-1 values, in terms of
+/// [Q_{0:a-1}, Z_{a:e}]; stage 2 made Z_{a:e} = Q_{0:a-1} C2 + Q_{a:e} R2, i.e. Z = Q T with
+/// T upper triangular (identity outside columns a .. e). Writes H := T H1 T^-1 column by
+/// column, H(:, l) = (T H1(:, l) - sum_{i<l} H(:, i) T(i, l)) / T(l, l), rows 0 .. l + 1 (the
+/// rows below zeroed up to e). C2: a x kp (ld a), R2: kp x kp upper triangular (ld kp), kp =
+/// e - a + 1; H column-major, ldh >= last + 2. Source: the change of basis of s-step GMRES
+/// (Hoemmen 2010 Ch. 3, as reconstruct_hessenberg) applied to the two-stage scheme.
+void change_panel_basis(int a, int e, int last, const double* C2, const double* R2, double* H,
+                        int ldh);
 
 /// How many of a block's k Hessenberg columns are sound: the first i with R(i, i) <= 10 eps
 /// ||[C(:, i); R(0:i, i)]|| (the rank test of GMRES's happy breakdown; eps of the working

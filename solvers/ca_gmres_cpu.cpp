@@ -63,6 +63,19 @@ CaBasis parse_ca_basis(const std::string& name)
     throw std::invalid_argument("CA-GMRES basis '" + name + "': expected 'monomial' or 'newton'");
 }
 
+const char* to_string(CaBorth borth)
+{
+    return borth == CaBorth::block ? "block" : "two_stage";
+}
+
+CaBorth parse_ca_borth(const std::string& name)
+{
+    if (name == "block") return CaBorth::block;
+    if (name == "two_stage") return CaBorth::two_stage;
+    throw std::invalid_argument("CA-GMRES block orthogonalization '" + name +
+                                "': expected 'block' or 'two_stage'");
+}
+
 std::vector<std::complex<double>> leja_order(const std::vector<std::complex<double>>& values)
 {
     const std::string who = "kbench::solvers::leja_order";
@@ -229,6 +242,14 @@ void check_ca_gmres_options(const char* who, long long rows, long long cols,
     if (o.borth_passes != 1 && o.borth_passes != 2)
         invalid(w, "borth_passes = " + std::to_string(o.borth_passes) +
                        ", expected 1 (CGS) or 2 (CGS2)");
+    if (o.panel_columns != 0 &&
+        (o.panel_columns < o.s || o.panel_columns > blas::max_block_columns))
+        invalid(w, "panel_columns = " + std::to_string(o.panel_columns) +
+                       ", expected 0 (min(restart, 64)) or s = " + std::to_string(o.s) +
+                       " <= panel_columns <= " + std::to_string(blas::max_block_columns));
+    if (o.measure_orthogonality && o.borth == CaBorth::two_stage)
+        invalid(w, "measure_orthogonality = true with borth = two_stage, expected borth = block "
+                   "(the records measure the TSQR of each block)");
     if (!o.shifts.empty()) {
         if (o.basis == CaBasis::monomial)
             invalid(w, "shifts = " + std::to_string(o.shifts.size()) +
@@ -288,6 +309,39 @@ void reconstruct_hessenberg(int j, int k, int used, const double* C, const doubl
         for (int r = 0; r < rows; ++r)
             H[r + static_cast<std::size_t>(j + i) * ldh] =
                 out[r + static_cast<std::size_t>(i) * rows];
+}
+
+void change_panel_basis(int a, int e, int last, const double* C2, const double* R2, double* H,
+                        int ldh)
+{
+    if (a < 1 || e < a || last < a - 1 || last > e || ldh < last + 2)
+        throw std::invalid_argument(
+            "kbench::solvers::detail::change_panel_basis: a = " + std::to_string(a) + ", e = " +
+            std::to_string(e) + ", last = " + std::to_string(last) + ", ldh = " +
+            std::to_string(ldh) + ", expected 1 <= a <= e, a - 1 <= last <= e, ldh >= last + 2");
+    const int kp = e - a + 1;
+    // T(r, i): Z = Q T, the identity outside the panel's columns.
+    auto t = [&](int r, int i) -> double {
+        if (i < a || i > e) return r == i ? 1.0 : 0.0;
+        if (r < a) return C2[r + static_cast<std::size_t>(i - a) * a];
+        return r <= i ? R2[(r - a) + static_cast<std::size_t>(i - a) * kp] : 0.0;
+    };
+    std::vector<double> y;
+    for (int l = a - 1; l <= last; ++l) {
+        double* col = H + static_cast<std::size_t>(l) * ldh;
+        y.assign(static_cast<std::size_t>(l) + 2, 0.0);  // T H1(:, l), rows 0 .. l + 1
+        for (int r = 0; r <= l + 1; ++r)
+            for (int i = r; i <= l + 1; ++i) y[r] += t(r, i) * col[i];
+        for (int i = 0; i < l; ++i) {
+            const double ti = t(i, l);
+            if (ti == 0.0) continue;
+            const double* prev = H + static_cast<std::size_t>(i) * ldh;
+            for (int r = 0; r <= i + 1; ++r) y[r] -= prev[r] * ti;
+        }
+        const double diag = t(l, l);
+        for (int r = 0; r <= l + 1; ++r) col[r] = y[r] / diag;
+        for (int r = l + 2; r <= std::min(e, ldh - 1); ++r) col[r] = 0.0;
+    }
 }
 
 int usable_columns(int j, int k, const double* C, const double* R, double eps, bool* happy)
@@ -391,7 +445,7 @@ struct CpuBackend {
     Eigen::Map<Vector<T>> x;
     int passes;
     bool normalize;
-    Matrix<T> v, c, saved;
+    Matrix<T> v, c, saved, g;  // g: two_stage's fused product [Q_{0:j}, W]^T W
     std::vector<T> n2;
     detail::PhaseLog log;
 
@@ -441,7 +495,21 @@ struct CpuBackend {
     void fetch(int j, int k, T* C, T* norm2)
     {
         Eigen::Map<Matrix<T>>(C, j + 1, k) = c;
-        std::copy(n2.begin(), n2.end(), norm2);
+        std::copy_n(n2.begin(), std::min(n2.size(), static_cast<std::size_t>(k) + 1), norm2);
+    }
+    void project(int j, int k) { g = v.leftCols(j + 1 + k).transpose() * block(j, k); }
+    void fetch_projection(int j, int k, T* G, T* norm2)
+    {
+        Eigen::Map<Matrix<T>>(G, j + 1 + k, k) = g;
+        std::copy_n(n2.begin(), std::min(n2.size(), static_cast<std::size_t>(k) + 1), norm2);
+    }
+    void stage1(int j, int k, const T* R)
+    {
+        auto w = block(j, k);
+        w.noalias() -= v.leftCols(j + 1) * g.topRows(j + 1);
+        if (R == nullptr) return;
+        const Eigen::Map<const Matrix<T>> r(R, k, k);
+        r.template triangularView<Eigen::Upper>().template solveInPlace<Eigen::OnTheRight>(w);
     }
     bool block_finite(int j, int k) { return block(j, k).allFinite(); }
     ortho::TsqrQuality quality(int j, int k, const T* R)

@@ -19,12 +19,22 @@
 //   void update(const std::vector<T>& y);    x += Q_{0:c-1} y
 //   void basis(int c, std::vector<T>& V);    host copy of Q_{0:c} (n x (c + 1), ld n)
 //   std::int64_t rows();                     n
+// and for CaBorth::two_stage's stage 1 (blocks of k <= s; stage 2 runs borth, tsqr and fetch
+// on panels of up to panel_columns <= 64 columns):
+//   void project(int j, int k);              G = [Q_{0:j}, W]^T W, W the block (one fused
+//                                            product), and on the GPU its copy to the host
+//                                            started (with the MPK's squared norms)
+//   void fetch_projection(int j, int k, T* G, T* n2);  G ((j+1+k) x k, ld j+1+k) and n2[1..k]
+//   void stage1(int j, int k, const T* R);   W := (W - Q_{0:j} C) R^-1, C = G(0:j, :) (R host
+//                                            k x k upper, ld k; null: W := W - Q_{0:j} C)
 // Internal header: include only from the solver sources.
 #pragma once
 
+#include "kernels/tall_skinny.hpp"        // blas::max_block_columns
 #include "solvers/block_gmres_cycle.hpp"  // PhaseLog
 #include "solvers/ca_gmres.hpp"
 #include "solvers/hessenberg.hpp"
+#include "solvers/orthogonalization/small_factor.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -65,6 +75,37 @@ inline std::string block_name(int restart, int j, int k)
            std::to_string(j + 1) + ".." + std::to_string(j + k);
 }
 
+/// The columns of a two-stage panel: panel_columns, or min(restart length, 64) when 0.
+inline int panel_limit(const CaGmresOptions& o, int m)
+{
+    return o.panel_columns > 0 ? o.panel_columns : std::min(m, blas::max_block_columns);
+}
+
+/// Stage 1's factor (CaBorth::two_stage): the upper triangular R (k x k, ld k, zeros below)
+/// with R^T R = W^T W - C^T C (the Pythagorean identity of BCGS-PIP), from the fused product
+/// G = [Q_{0:j}, W]^T W ((j + 1 + k) x k, ld j + 1 + k: C = G(0:j, :), W^T W = G(j+1:, :)), in
+/// double on the host. A failing Cholesky pivot is the outcome (not_positive_definite, the
+/// column, detail "... (stage 1)").
+template <typename T>
+ortho::TsqrOutcome pythagorean_cholesky(int j, int k, const T* G, T* R)
+{
+    const int ldg = j + 1 + k;
+    std::vector<double> m(static_cast<std::size_t>(k) * k, 0.0), u(m.size(), 0.0);
+    for (int c = 0; c < k; ++c) {
+        for (int r = 0; r <= c; ++r) {
+            double sum = static_cast<double>(G[j + 1 + r + static_cast<std::size_t>(c) * ldg]);
+            for (int i = 0; i <= j; ++i)
+                sum -= static_cast<double>(G[i + static_cast<std::size_t>(r) * ldg]) *
+                       static_cast<double>(G[i + static_cast<std::size_t>(c) * ldg]);
+            m[r + static_cast<std::size_t>(c) * k] = sum;
+        }
+    }
+    const ortho::TsqrOutcome out =
+        ortho::detail::cholesky_factor<double>(k, m.data(), k, 0.0, u.data(), k, "stage 1");
+    for (std::size_t i = 0; i < u.size(); ++i) R[i] = static_cast<T>(u[i]);
+    return out;
+}
+
 template <typename T, typename Backend>
 CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
                            const CaCycleObserver<T>* observer = nullptr)
@@ -80,7 +121,9 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
     const int m = ca_restart_length(o);
     const int ldh = m + 1;
     std::vector<double> H(static_cast<std::size_t>(ldh) * m), Cd, Rd, sigma;
-    std::vector<T> C, R, norm2, h, Vh;
+    std::vector<T> C, R, norm2, h, Vh, G, C2, R2;
+    const bool two_stage = o.borth == CaBorth::two_stage;
+    const int panel = panel_limit(o, m);
     HessenbergLsq<T> lsq(m);
     std::vector<std::complex<double>> shifts;
     bool have_shifts = false;
@@ -95,6 +138,69 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
     auto record = [&](double relative) {
         result.residual_history.push_back(relative);
         result.history_iterations.push_back(result.iterations);
+    };
+    auto count_fallback = [&](int restart) {
+        ++result.tsqr_fallbacks;
+        if (result.first_fallback_restart < 0) result.first_fallback_restart = restart;
+    };
+
+    // A factorization of new basis columns and its fallback: both outcomes, and which
+    // method's R is used.
+    struct Factored {
+        ortho::TsqrOutcome first, out;
+        std::string first_name;  // "TSQR <method>" or "stage-1 CholQR"
+        ortho::TsqrMethod method = ortho::TsqrMethod::cholqr;
+        bool fell_back = false;
+        std::string failure() const
+        {
+            std::string what = first_name + " failed (" + first.detail + ")";
+            if (fell_back)
+                what += " and the fallback " + std::string{ortho::to_string(method)} + " too (" +
+                        out.detail + ")";
+            return what;
+        }
+    };
+    // The TSQR of the columns j + 1 .. j + k in place (R: k x k), and the fallback on the same
+    // columns when it fails.
+    auto factor = [&](int j, int k, T* Rk) {
+        Factored f;
+        f.first_name = "TSQR " + std::string{ortho::to_string(o.tsqr)};
+        f.method = o.tsqr;
+        const bool can_fall_back = o.fallback_tsqr != o.tsqr;
+        if (can_fall_back || o.measure_orthogonality) be.save(j, k);
+        f.first = f.out = be.tsqr(o.tsqr, j, k, Rk);
+        if (f.out.status != ortho::TsqrStatus::ok && can_fall_back) {
+            f.fell_back = true;
+            f.method = o.fallback_tsqr;
+            be.restore(j, k);
+            std::fill(Rk, Rk + static_cast<std::size_t>(k) * k, T(0));
+            f.out = be.tsqr(o.fallback_tsqr, j, k, Rk);
+        }
+        return f;
+    };
+    // Givens least squares, one Hessenberg column at a time (as GMRES): adds columns c0 .. c1,
+    // returns how many went in (fewer: hs says why the next one did not).
+    HessenbergStatus hs = HessenbergStatus::ok;
+    auto givens = [&](int c0, int c1) {
+        int added = 0;
+        be.log.time("least squares", sync, [&] {
+            for (int c = c0; c <= c1; ++c, ++added) {
+                h.resize(static_cast<std::size_t>(c) + 2);
+                for (int i = 0; i <= c + 1; ++i)
+                    h[i] = static_cast<T>(H[static_cast<std::size_t>(c) * ldh + i]);
+                hs = lsq.add_column(h.data());
+                if (hs != HessenbergStatus::ok) break;
+            }
+        });
+        return added;
+    };
+    auto stop_on_column = [&](int c, const std::string& where) {
+        if (hs == HessenbergStatus::non_finite)
+            stop(SolveStatus::non_finite,
+                 "Hessenberg column " + std::to_string(c) + " is not finite (" + where + ")");
+        else
+            stop(SolveStatus::breakdown, "the rotated Hessenberg diagonal entry " +
+                                             std::to_string(c) + " is 0 (" + where + ")");
     };
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -131,6 +237,7 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
         lsq.reset(static_cast<T>(beta));
         std::fill(H.begin(), H.end(), 0.0);
         int j = 0;
+        int a = 1;  // two_stage: the first basis column of the panel
         bool happy = false, failed = false;
         double last_kappa = -1.0;
         while (j < m && result.iterations < o.max_iterations) {
@@ -140,34 +247,46 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
                                                               : std::vector<std::complex<double>>{},
                              k);
             be.log.time("MPK", sync, [&] { be.mpk(j, k, steps); });
-            be.log.time("BOrth", sync, [&] { be.borth(j, k); });
-
-            // TSQR, and the fallback on the same block when it fails.
+            const bool two = two_stage && ca;  // this block is stage 1 of a panel
             R.assign(static_cast<std::size_t>(k) * k, T(0));
-            ortho::TsqrOutcome first, out;
-            ortho::TsqrMethod method = o.tsqr;
-            bool fell_back = false;
-            const bool can_fall_back = o.fallback_tsqr != o.tsqr;
-            be.log.time("TSQR", sync, [&] {
-                if (can_fall_back || o.measure_orthogonality) be.save(j, k);
-                first = out = be.tsqr(o.tsqr, j, k, R.data());
-                if (out.status != ortho::TsqrStatus::ok && can_fall_back) {
-                    fell_back = true;
-                    method = o.fallback_tsqr;
-                    be.restore(j, k);
-                    std::fill(R.begin(), R.end(), T(0));
-                    out = be.tsqr(o.fallback_tsqr, j, k, R.data());
-                }
-            });
-            if (fell_back) {
-                ++result.tsqr_fallbacks;
-                if (result.first_fallback_restart < 0) result.first_fallback_restart = restart;
-            }
-
-            // The block's coefficients on the host; failures of both TSQRs.
             C.assign(static_cast<std::size_t>(j + 1) * k, T(0));
             norm2.assign(static_cast<std::size_t>(k) + 1, T(0));
-            be.log.time("least squares", sync, [&] { be.fetch(j, k, C.data(), norm2.data()); });
+            Factored f;
+            if (!two) {
+                be.log.time("BOrth", sync, [&] { be.borth(j, k); });
+                be.log.time("TSQR", sync, [&] { f = factor(j, k, R.data()); });
+                be.log.time("least squares", sync,
+                            [&] { be.fetch(j, k, C.data(), norm2.data()); });
+            } else {
+                // Stage 1: one fused product, the Pythagorean CholQR (fallback_tsqr when it
+                // fails, on W - Q C).
+                const int ldg = j + 1 + k;
+                G.assign(static_cast<std::size_t>(ldg) * k, T(0));
+                be.log.time("BOrth", sync, [&] {
+                    be.project(j, k);
+                    be.fetch_projection(j, k, G.data(), norm2.data());
+                });
+                for (int t = 0; t < k; ++t)
+                    for (int r = 0; r <= j; ++r)
+                        C[r + static_cast<std::size_t>(t) * (j + 1)] =
+                            G[r + static_cast<std::size_t>(t) * ldg];
+                be.log.time("TSQR", sync, [&] {
+                    f.first = f.out = pythagorean_cholesky(j, k, G.data(), R.data());
+                    f.first_name = "stage-1 CholQR";
+                    if (f.out.status == ortho::TsqrStatus::ok) {
+                        be.stage1(j, k, R.data());
+                        return;
+                    }
+                    be.stage1(j, k, nullptr);
+                    f.fell_back = true;
+                    f.method = o.fallback_tsqr;
+                    std::fill(R.begin(), R.end(), T(0));
+                    f.out = be.tsqr(o.fallback_tsqr, j, k, R.data());
+                });
+            }
+            if (f.fell_back) count_fallback(restart);
+
+            // Failures of both TSQRs.
             sigma.assign(static_cast<std::size_t>(k) + 1, 1.0);
             bool finite = true;
             if (o.normalize_basis) {  // without it the norms are not computed
@@ -178,14 +297,9 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
             }
             for (const T& c : C) finite = finite && std::isfinite(static_cast<double>(c));
             bool block_happy = false;
-            if (out.status != ortho::TsqrStatus::ok) {
-                std::string what = "TSQR " + std::string{ortho::to_string(o.tsqr)} + " failed (" +
-                                   first.detail + ")";
-                if (fell_back)
-                    what += " and the fallback " + std::string{ortho::to_string(method)} +
-                            " too (" + out.detail + ")";
+            if (f.out.status != ortho::TsqrStatus::ok) {
                 const bool block_ok = finite && be.block_finite(j, k);
-                if (!block_ok || out.column != 0) {
+                if (!block_ok || f.out.column != 0) {
                     ++result.iterations;  // as GMRES counts the step in which a failure showed
                     record(result.residual_history.back());
                     failed = true;
@@ -193,9 +307,10 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
                         stop(SolveStatus::non_finite,
                              block_name(restart, j, k) + ": the block is not finite after MPK "
                              "and BOrth (overflow of the basis: normalize_basis or balance A); " +
-                             what);
+                             f.failure());
                     else
-                        stop(SolveStatus::breakdown, block_name(restart, j, k) + ": " + what);
+                        stop(SolveStatus::breakdown, block_name(restart, j, k) + ": " +
+                                                         f.failure());
                     break;
                 }
                 // The first new vector lies in the basis: A q_j is in span(Q_{0:j}), GMRES's
@@ -221,10 +336,10 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
                 rec.first_column = j;
                 rec.columns = k;
                 rec.used = used;
-                rec.method = method;
-                rec.fallback = fell_back;
+                rec.method = f.method;
+                rec.fallback = f.fell_back;
                 rec.gram_condition = last_kappa;
-                if (out.status == ortho::TsqrStatus::ok) {
+                if (f.out.status == ortho::TsqrStatus::ok) {
                     const ortho::TsqrQuality q = be.quality(j, k, R.data());
                     rec.orthogonality = q.orthogonality;
                     rec.residual = q.residual;
@@ -234,36 +349,67 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
                 result.blocks.push_back(rec);
             }
 
-            // Givens least squares, one column at a time (as GMRES).
-            HessenbergStatus hs = HessenbergStatus::ok;
-            int added = 0;
-            be.log.time("least squares", sync, [&] {
-                for (; added < used; ++added) {
-                    const int c = j + added;
-                    h.resize(static_cast<std::size_t>(c) + 2);
-                    for (int i = 0; i <= c + 1; ++i)
-                        h[i] = static_cast<T>(H[static_cast<std::size_t>(c) * ldh + i]);
-                    hs = lsq.add_column(h.data());
-                    if (hs != HessenbergStatus::ok) break;
+            if (!two) {
+                // Givens least squares, one column at a time (as GMRES).
+                const int added = givens(j, j + used - 1);
+                if (added < used) {
+                    result.iterations += added + 1;
+                    record(result.residual_history.back());
+                    stop_on_column(j + added, block_name(restart, j, k));
+                    failed = true;
+                    break;
                 }
-            });
-            if (hs != HessenbergStatus::ok) {
-                result.iterations += added + 1;
-                record(result.residual_history.back());
-                const int c = j + added;
-                if (hs == HessenbergStatus::non_finite)
-                    stop(SolveStatus::non_finite, "Hessenberg column " + std::to_string(c) +
-                                                      " is not finite (" +
-                                                      block_name(restart, j, k) + ")");
-                else
-                    stop(SolveStatus::breakdown, "the rotated Hessenberg diagonal entry " +
-                                                     std::to_string(c) + " is 0 (" +
-                                                     block_name(restart, j, k) + ")");
-                failed = true;
-                break;
+                result.iterations += used;
+                j += used;
+            } else {
+                result.iterations += used;
+                j += used;
+                // Stage 2 when the panel is full (the next block would not fit), the block lost
+                // rank, or the cycle or the iterations end.
+                const int next = std::min({step, m - j, o.max_iterations - result.iterations});
+                if (!(block_happy || used < k || next <= 0 || j + next - a + 1 > panel)) continue;
+                // Basis columns a .. e (a happy block's last column is not a basis vector);
+                // Hessenberg columns a - 1 .. j - 1.
+                const int e = block_happy ? j - 1 : j;
+                if (e >= a) {
+                    const int kp = e - a + 1;
+                    R2.assign(static_cast<std::size_t>(kp) * kp, T(0));
+                    C2.assign(static_cast<std::size_t>(a) * kp, T(0));
+                    norm2.assign(static_cast<std::size_t>(kp) + 1, T(0));
+                    Factored f2;
+                    be.log.time("BOrth", sync, [&] { be.borth(a - 1, kp); });
+                    be.log.time("TSQR", sync, [&] { f2 = factor(a - 1, kp, R2.data()); });
+                    be.log.time("least squares", sync,
+                                [&] { be.fetch(a - 1, kp, C2.data(), norm2.data()); });
+                    if (f2.fell_back) count_fallback(restart);
+                    const std::string where = "restart " + std::to_string(restart) +
+                                              ", stage 2 of basis vectors " + std::to_string(a) +
+                                              ".." + std::to_string(e);
+                    if (f2.out.status != ortho::TsqrStatus::ok) {
+                        record(result.residual_history.back());
+                        failed = true;
+                        bool panel_finite = be.block_finite(a - 1, kp);
+                        for (const T& c : C2)
+                            panel_finite = panel_finite && std::isfinite(static_cast<double>(c));
+                        stop(panel_finite ? SolveStatus::breakdown : SolveStatus::non_finite,
+                             where + ": " + f2.failure());
+                        break;
+                    }
+                    Cd.assign(C2.begin(), C2.end());
+                    Rd.assign(R2.begin(), R2.end());
+                    be.log.time("least squares", sync, [&] {
+                        change_panel_basis(a, e, j - 1, Cd.data(), Rd.data(), H.data(), ldh);
+                    });
+                }
+                const int added = givens(a - 1, j - 1);
+                if (added < j - a + 1) {
+                    record(result.residual_history.back());
+                    stop_on_column(a - 1 + added, block_name(restart, j - used, k));
+                    failed = true;
+                    break;
+                }
+                a = j + 1;
             }
-            result.iterations += used;
-            j += used;
             const double estimate = static_cast<double>(lsq.residual()) * scale;
             record(estimate);
             happy = block_happy;

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,9 +23,33 @@ enum class ArnoldiOrth {
     cgs2,
     /// Modified Gram-Schmidt: one dot product and one update per basis vector, in order.
     mgs,
+    /// Low-synchronization CGS2: classical Gram-Schmidt twice with ONE global reduction per
+    /// step: the one-reduce CGS2 of Swirydowicz, Langou, Ananthan, Yang, Thomas, "Low
+    /// synchronization Gram-Schmidt and generalized minimal residual algorithms", Numer. Linear
+    /// Algebra Appl. 28(2):e2343, 2020 (CGS2 with the reorthogonalization and the normalization
+    /// lagged by one step), in the Arnoldi form of Bielich, Langou, Thomas, Swirydowicz,
+    /// Yamazaki, Boman, "Low-synch Gram-Schmidt with delayed reorthogonalization for Krylov
+    /// solvers", Parallel Comput. 112:102940, 2022, Alg. 4 (DCGS2). The SpMV runs one vector
+    /// ahead, on u_{j+1} = A v_j - V_j c_j (the first CGS pass, neither reorthogonalized nor
+    /// normalized), and one fused product [V_j, u_{j+1}]^T [u_{j+1}, A u_{j+1}] gives at once
+    /// the second pass of u_{j+1} (a = V_j^T u_{j+1}), its norm by the Pythagorean identity
+    /// (nu^2 = ||u_{j+1} - V_j a||^2 = u_{j+1}^T u_{j+1} - a^T a) and the first pass of the
+    /// next vector, corrected for the lag: with v_{j+1} = (u_{j+1} - V_j a) / nu and
+    /// w = A u_{j+1},
+    ///   d = V_{j+1}^T w = [V_j^T w; (u_{j+1}^T w - a^T V_j^T w) / nu],
+    ///   u_{j+2} = (w - V_{j+1} d) / nu,
+    ///   c_{j+1} = (d - H(0:j+1, 0:j) a) / nu   (A V_j = V_{j+1} H, so A V_j a = V_{j+1} H a).
+    /// Column j of H is final after step j: [c_j + a; nu], what CGS2 gives in exact
+    /// arithmetic. When the second pass removes half of u_{j+1}'s squared norm or more (the
+    /// first pass cancelled: a happy breakdown is near), the Pythagorean norm is inaccurate and
+    /// that step computes ||u_{j+1} - V_j a|| explicitly (one more reduction). gmres and
+    /// gmres_cpu implement it; a solver whose Arnoldi step multiplies by A before it
+    /// orthogonalizes (the distributed GMRES of solvers/distributed/) rejects it.
+    cgs2_lowsync,
 };
 
-/// "cgs2" or "mgs"; parse_arnoldi_orth throws std::invalid_argument naming both otherwise.
+/// "cgs2", "mgs" or "lowsync" (cgs2_lowsync); parse_arnoldi_orth throws std::invalid_argument
+/// naming them otherwise.
 const char* to_string(ArnoldiOrth orth);
 ArnoldiOrth parse_arnoldi_orth(const std::string& name);
 
@@ -45,8 +71,13 @@ struct GmresOptions {
 /// A: the operator of an n x n matrix; b, x: device vectors of n entries; all work is on
 /// `stream`, and the call returns after it completed. Per Arnoldi step: one SpMV, the
 /// orthogonalization (cgs2: two blas::mdgm and two blas::gemm_rowwise over the basis, in
-/// chunks of 64 columns; mgs: a dot and an update per basis vector), one dot for the norm, and
-/// one copy of the Hessenberg column to the host for the Givens rotations (hessenberg.hpp).
+/// chunks of 64 columns, and one dot for the norm; mgs: a dot and an update per basis vector,
+/// and the norm; cgs2_lowsync: one blas::gram [V_j, u]^T [u, A u] and two blas::gemm_rowwise,
+/// see ArnoldiOrth, plus in the first step of a cycle one blas::mdgm for the first pass of
+/// A v_0), and one copy of the Hessenberg column to the host for the Givens rotations
+/// (hessenberg.hpp); cgs2_lowsync also copies one coefficient back to the device. A
+/// cgs2_lowsync cycle runs as many SpMVs as steps, one of them ahead: a cycle that ends early
+/// (convergence, happy breakdown, the iteration limit) has made one SpMV more than its steps.
 /// The basis takes n (m + 1) device values.
 /// Status: converged when the residual of a cycle's end (recomputed as b - A x) or the
 /// Givens estimate within a cycle reaches the tolerance; a happy breakdown (h_{j+1,j} <= 10
@@ -56,13 +87,15 @@ struct GmresOptions {
 /// initial residual), relative to ||b|| (absolute when b = 0).
 /// Throws std::invalid_argument for a non-square operator, restart < 1, max_iterations < 0,
 /// a negative or non-finite tolerance or stagnation_cycles < 0; kbench::cuda_error on CUDA
-/// and cuBLAS failures. Source: Saad & Schultz 1986; boman2022 Sec. 2 (GMRES(m) per column).
+/// and cuBLAS failures. Source: Saad & Schultz 1986; boman2022 Sec. 2 (GMRES(m) per column);
+/// Swirydowicz et al. 2020 and Bielich et al. 2022 (cgs2_lowsync, see ArnoldiOrth).
 template <typename T>
 SolveResult gmres(spmv::SpmvOperator<T>& a, const T* b, T* x, const GmresOptions& options,
                   cudaStream_t stream);
 
 /// The same algorithm on the CPU: Eigen's sparse matrix-vector product on the CSR arrays and
-/// dense Eigen vectors for the basis; same steps, statuses and history as gmres. a: host CSR
+/// dense Eigen vectors for the basis; same steps, statuses and history as gmres, and for
+/// cgs2_lowsync the same host arithmetic on the reduced values (gmres_lowsync.hpp). a: host CSR
 /// (n x n), b and x: host vectors of n entries (x: x0 on entry). Throws as gmres does, and
 /// for b or x of the wrong size.
 template <typename T>
@@ -80,6 +113,25 @@ inline void check_gmres_options(const char* who, long long rows, long long cols,
     check_krylov_options(who, rows, cols, o.restart, o.tolerance, o.max_iterations,
                          o.stagnation_cycles);
 }
+
+/// Test hook: the basis of a restart cycle just before x is updated.
+template <typename T>
+struct GmresCycleSnapshot {
+    int restart = 0;        // cycle (0-based)
+    int columns = 0;        // c: Hessenberg columns of the cycle
+    std::int64_t n = 0;
+    const T* V = nullptr;   // host copy of v_0 .. v_c: n x (c + 1), ld n
+};
+template <typename T>
+using GmresCycleObserver = std::function<void(const GmresCycleSnapshot<T>&)>;
+
+/// gmres_cpu / gmres calling `observer` once per cycle (the GPU basis copied to the host).
+template <typename T>
+SolveResult gmres_cpu_observed(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& x,
+                               const GmresOptions& options, const GmresCycleObserver<T>& observer);
+template <typename T>
+SolveResult gmres_observed(spmv::SpmvOperator<T>& a, const T* b, T* x, const GmresOptions& options,
+                           cudaStream_t stream, const GmresCycleObserver<T>& observer);
 }  // namespace detail
 
 }  // namespace kbench::solvers

@@ -2,6 +2,7 @@
 // GPU solver, and the option checks and names both share.
 #include "solvers/gmres.hpp"
 #include "solvers/gmres_cycle.hpp"
+#include "solvers/gmres_lowsync.hpp"
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
@@ -14,15 +15,20 @@ namespace kbench::solvers {
 
 const char* to_string(ArnoldiOrth orth)
 {
-    return orth == ArnoldiOrth::cgs2 ? "cgs2" : "mgs";
+    switch (orth) {
+    case ArnoldiOrth::cgs2: return "cgs2";
+    case ArnoldiOrth::mgs: return "mgs";
+    case ArnoldiOrth::cgs2_lowsync: return "lowsync";
+    }
+    return "unknown";
 }
 
 ArnoldiOrth parse_arnoldi_orth(const std::string& name)
 {
-    if (name == "cgs2") return ArnoldiOrth::cgs2;
-    if (name == "mgs") return ArnoldiOrth::mgs;
+    for (const ArnoldiOrth o : {ArnoldiOrth::cgs2, ArnoldiOrth::mgs, ArnoldiOrth::cgs2_lowsync})
+        if (name == to_string(o)) return o;
     throw std::invalid_argument("Arnoldi orthogonalization '" + name +
-                                "': expected 'cgs2' or 'mgs'");
+                                "': expected 'cgs2', 'mgs' or 'lowsync'");
 }
 
 namespace detail {
@@ -60,11 +66,14 @@ using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 /// The CPU backend of detail::run_gmres: basis V (n x (m + 1)) as an Eigen matrix.
 template <typename T>
 struct CpuBackend {
+    static constexpr bool one_reduce_arnoldi = true;  // implements ArnoldiOrth::cgs2_lowsync
+
     Eigen::Map<const SparseRowMajor<T>> a;
     Eigen::Map<const Vector<T>> b;
     Eigen::Map<Vector<T>> x;
     ArnoldiOrth orth;
     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> v;
+    detail::LowSyncArnoldi<T> lowsync;
 
     double norm_b() { return static_cast<double>(b.norm()); }
     double residual()
@@ -75,6 +84,7 @@ struct CpuBackend {
     void scale_first(double inv) { v.col(0) *= static_cast<T>(inv); }
     void arnoldi(int j, std::vector<T>& h)
     {
+        if (orth == ArnoldiOrth::cgs2_lowsync) return arnoldi_lowsync(j, h);
         Vector<T> w = a * v.col(j);
         const auto basis = v.leftCols(j + 1);
         if (orth == ArnoldiOrth::cgs2) {
@@ -93,6 +103,37 @@ struct CpuBackend {
         h[j + 1] = w.norm();
         v.col(j + 1) = h[j + 1] > T(0) ? Vector<T>(w / h[j + 1]) : w;
     }
+    /// DeviceArnoldi::orthogonalize_lowsync (gmres_device.hpp) on the host: the same steps and
+    /// host arithmetic, Eigen's sums.
+    void arnoldi_lowsync(int j, std::vector<T>& h)
+    {
+        const int m = static_cast<int>(v.cols()) - 1;
+        if (j == 0) {  // the first CGS pass of A v_0
+            v.col(1).noalias() = a * v.col(0);
+            const T c0 = v.col(0).dot(v.col(1));
+            v.col(1) -= c0 * v.col(0);
+            lowsync.start(c0);
+        }
+        const bool ahead = j + 2 <= m;
+        if (ahead) v.col(j + 2).noalias() = a * v.col(j + 1);
+        const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> g =
+            v.leftCols(j + 2).transpose() * v.middleCols(j + 1, ahead ? 2 : 1);
+        auto u = v.col(j + 1);
+        double nu = lowsync.second_pass(j, g.data(), h);
+        if (nu >= 0.0) {  // u := (u - V_j a) / nu
+            if (nu > 0.0 && std::isfinite(nu))
+                u = (u - v.leftCols(j + 1) * g.col(0).head(j + 1)) * static_cast<T>(1.0 / nu);
+        } else if (!std::isnan(nu)) {  // the Pythagorean norm cancelled: measure it
+            u -= v.leftCols(j + 1) * g.col(0).head(j + 1);
+            nu = static_cast<double>(u.norm());
+            if (nu > 0.0 && std::isfinite(nu)) u *= static_cast<T>(1.0 / nu);
+        }
+        lowsync.finish_column(j, nu, h);
+        if (!ahead || !(nu > 0.0) || !std::isfinite(nu)) return;
+        Vector<T> d = g.col(1);
+        d(j + 1) = lowsync.next_first_pass(j, g.data(), nu);
+        v.col(j + 2) = (v.col(j + 2) - v.leftCols(j + 2) * d) * static_cast<T>(1.0 / nu);
+    }
     void update(const std::vector<T>& y)
     {
         const Eigen::Map<const Vector<T>> yv(y.data(), static_cast<Eigen::Index>(y.size()));
@@ -100,11 +141,10 @@ struct CpuBackend {
     }
 };
 
-}  // namespace
-
-template <typename T>
-SolveResult gmres_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& x,
-                      const GmresOptions& options)
+/// gmres_cpu with a cycle hook (detail::run_gmres).
+template <typename T, typename Hook = detail::NoCycleHook>
+SolveResult run_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& x,
+                    const GmresOptions& options, Hook hook = {})
 {
     detail::check_gmres_options("gmres_cpu", a.num_rows, a.num_cols, options);
     const auto n = static_cast<Eigen::Index>(a.num_rows);
@@ -118,13 +158,39 @@ SolveResult gmres_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& 
                      {b.data(), n},
                      {x.data(), n},
                      options.orth,
-                     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>::Zero(n, m + 1)};
-    return detail::run_gmres<T>(be, options);
+                     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>::Zero(n, m + 1),
+                     detail::LowSyncArnoldi<T>(m)};
+    return detail::run_gmres<T>(be, options, hook);
 }
 
-template SolveResult gmres_cpu<float>(const Csr<float>&, const std::vector<float>&,
-                                      std::vector<float>&, const GmresOptions&);
-template SolveResult gmres_cpu<double>(const Csr<double>&, const std::vector<double>&,
-                                       std::vector<double>&, const GmresOptions&);
+}  // namespace
+
+template <typename T>
+SolveResult gmres_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& x,
+                      const GmresOptions& options)
+{
+    return run_cpu(a, b, x, options);
+}
+
+namespace detail {
+template <typename T>
+SolveResult gmres_cpu_observed(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& x,
+                               const GmresOptions& options, const GmresCycleObserver<T>& observer)
+{
+    return run_cpu(a, b, x, options, [&](CpuBackend<T>& be, int cycle, int cols) {
+        observer(GmresCycleSnapshot<T>{cycle, cols, be.v.rows(), be.v.data()});
+    });
+}
+}  // namespace detail
+
+#define KBENCH_INSTANTIATE(T)                                                                  \
+    template SolveResult gmres_cpu<T>(const Csr<T>&, const std::vector<T>&, std::vector<T>&,  \
+                                      const GmresOptions&);                                    \
+    template SolveResult detail::gmres_cpu_observed<T>(const Csr<T>&, const std::vector<T>&,  \
+                                                       std::vector<T>&, const GmresOptions&,   \
+                                                       const detail::GmresCycleObserver<T>&);
+KBENCH_INSTANTIATE(float)
+KBENCH_INSTANTIATE(double)
+#undef KBENCH_INSTANTIATE
 
 }  // namespace kbench::solvers

@@ -8,6 +8,9 @@
 //                                          h[0..j] its coefficients, h[j+1] = ||v_{j+1}||;
 //                                          v_{j+1} /= h[j+1] when h[j+1] > 0
 //   void update(const std::vector<T>& y)   x += [v_0 .. v_{y.size()-1}] y
+// and, where it implements ArnoldiOrth::cgs2_lowsync (whose arnoldi(j) multiplies by A itself,
+// one vector ahead), `static constexpr bool one_reduce_arnoldi = true;`: run_gmres rejects
+// cgs2_lowsync for a backend without it.
 // Internal header: include only from the solver sources.
 #pragma once
 
@@ -18,7 +21,9 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kbench::solvers::detail {
@@ -29,9 +34,31 @@ inline int restart_length(const GmresOptions& o)
     return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
 }
 
-template <typename T, typename Backend>
-SolveResult run_gmres(Backend& be, const GmresOptions& o)
+/// Whether a backend implements ArnoldiOrth::cgs2_lowsync (see the file comment).
+template <typename Backend, typename = void>
+struct has_one_reduce_arnoldi : std::false_type {};
+template <typename Backend>
+struct has_one_reduce_arnoldi<Backend, std::void_t<decltype(Backend::one_reduce_arnoldi)>>
+    : std::bool_constant<Backend::one_reduce_arnoldi> {};
+
+/// run_gmres's default cycle hook: nothing.
+struct NoCycleHook {
+    template <typename Backend>
+    void operator()(Backend&, int, int) const
+    {}
+};
+
+/// The GMRES(m) iteration. hook(be, cycle, columns) runs at the end of every restart cycle that
+/// made Hessenberg columns, before x is updated (test hooks read the basis there). Throws
+/// std::invalid_argument for ArnoldiOrth::cgs2_lowsync when the backend does not implement it,
+/// before any work.
+template <typename T, typename Backend, typename Hook = NoCycleHook>
+SolveResult run_gmres(Backend& be, const GmresOptions& o, Hook hook = {})
 {
+    if (o.orth == ArnoldiOrth::cgs2_lowsync && !has_one_reduce_arnoldi<Backend>::value)
+        throw std::invalid_argument(
+            "GMRES: orth = lowsync (one-reduce CGS2) is not implemented by this solver, whose "
+            "Arnoldi step multiplies by A before it orthogonalizes; expected cgs2 or mgs");
     SolveResult result;
     result.timing_mode = o.timing_mode;
     const double bnorm = be.norm_b();
@@ -45,6 +72,7 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o)
     double beta = be.residual();
     result.residual_history.push_back(beta * scale);
     CycleStagnation stagnation{o.stagnation_cycles};
+    int cycle = 0;
     auto stop = [&](SolveStatus s, std::string detail) {
         result.status = s;
         result.detail = std::move(detail);
@@ -96,7 +124,11 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o)
                       10.0 * std::numeric_limits<T>::epsilon() * std::sqrt(column));
             if (happy || estimate <= tol) break;
         }
-        if (lsq.columns() > 0) be.update(lsq.solve());
+        if (lsq.columns() > 0) {
+            hook(be, cycle, lsq.columns());
+            be.update(lsq.solve());
+        }
+        ++cycle;
         const double previous = beta;
         beta = be.residual();
         if (failed) break;

@@ -1,27 +1,33 @@
 // The device half of GMRES(m)'s Arnoldi process, shared by GMRES on one GPU (gmres.cu) and on
 // several (distributed/distributed_gmres_gpu.cpp): the basis V and the Gram-Schmidt coefficients
 // in device memory, and the steps on them (CGS twice through blas::mdgm and blas::gemm_rowwise in
-// chunks of 64 columns, or MGS through blas::dot and a one-column gemm_rowwise; norms; x += V y).
+// chunks of 64 columns, MGS through blas::dot and a one-column gemm_rowwise, or the one-reduce
+// CGS2 through blas::gram; norms; x += V y).
 //
 // Every reduction over the rows (a dot product, V^T w) computes this process's share and then
 // calls reduce(d_values, count), which turns the `count` device values at d_values into the
 // global ones in place, on the same stream: NoReduce on one GPU (all rows are here), an
 // all-reduce over the ranks on several. CGS2 reduces the j + 1 coefficients of a pass at once
-// (one call per pass), MGS each coefficient on its own, and every norm is one call.
+// (one call per pass), MGS each coefficient on its own, and every norm is one call; the
+// one-reduce CGS2 makes one call per step (two in a cycle's first step).
 // Internal header: include only from the solver sources.
 #pragma once
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/tall_skinny.hpp"
 #include "solvers/gmres.hpp"
+#include "solvers/gmres_lowsync.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace kbench::solvers::detail {
@@ -36,9 +42,10 @@ struct NoReduce {
 /// Basis and coefficients of GMRES(m) on the device, for the n rows this process owns.
 /// Device layout: V, m + 1 columns of n rows with leading dimension ld >= n (rows n..ld-1 of a
 /// column are never read or written here: room for the ghost entries a distributed SpMV fills);
-/// c, 2m + 3 values: c[0..m] the first Gram-Schmidt pass (or MGS's coefficients), c[m + 1 ..
-/// 2m + 1] the second, c[2m + 2] = w . w; also the y of an update. All work is enqueued on
-/// `stream`; the members that return host values synchronize it.
+/// c, 2m + 4 values: c[0..m] the first Gram-Schmidt pass (or MGS's coefficients), c[m + 1 ..
+/// 2m + 1] the second, c[2m + 2] = w . w, c[2m + 3] the first coefficient of a one-reduce cycle;
+/// the one-reduce step's fused product G ((j + 2) x 2) at c[0 ..]; also the y of an update. All
+/// work is enqueued on `stream`; the members that return host values synchronize it.
 template <typename T>
 class DeviceArnoldi {
 public:
@@ -48,10 +55,12 @@ public:
     DeviceArnoldi(std::int64_t n, std::int64_t ld, int restart, ArnoldiOrth orth,
                   cudaStream_t stream)
         : n_(n), ld_(ld), m_(restart), orth_(orth), stream_(stream),
-          v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 3),
-          ws_(blas::dot_workspace_bytes(n, std::min(restart + 1, chunk))),
-          host_(2 * static_cast<std::size_t>(restart) + 3)
-    {}
+          v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 4),
+          ws_(workspace_bytes(n, restart, orth)), host_(2 * static_cast<std::size_t>(restart) + 4),
+          lowsync_(restart)
+    {
+        if (orth == ArnoldiOrth::cgs2_lowsync) d_last_.emplace();
+    }
 
     /// Column j of V (device, n entries used, ld reserved).
     T* col(int j) { return v_.data() + static_cast<std::int64_t>(j) * ld_; }
@@ -76,9 +85,14 @@ public:
     /// against columns 0..j, sets h[0..j] to the coefficients and h[j + 1] to the norm of what
     /// is left, and divides the column by that norm when it is positive and finite.
     /// One synchronization (the coefficients and the norm come to the host together).
+    /// Throws std::logic_error for cgs2_lowsync, whose step multiplies by A itself
+    /// (orthogonalize_lowsync).
     template <typename Reduce>
     void orthogonalize(int j, std::vector<T>& h, Reduce&& reduce)
     {
+        if (orth_ == ArnoldiOrth::cgs2_lowsync)
+            throw std::logic_error("DeviceArnoldi::orthogonalize: cgs2_lowsync multiplies one "
+                                   "vector ahead, call orthogonalize_lowsync");
         T* w = col(j + 1);
         if (orth_ == ArnoldiOrth::cgs2) {
             cgs_pass(j, w, 0, reduce);
@@ -102,6 +116,67 @@ public:
         if (norm > 0.0 && std::isfinite(norm)) scale(w, 1.0 / norm);
     }
 
+    /// Step j of the one-reduce CGS2 (ArnoldiOrth::cgs2_lowsync, solvers/gmres.hpp): on entry
+    /// columns 0..j hold v_0..v_j and, for j > 0, column j + 1 holds u_{j+1} = A v_j - V_j c_j
+    /// (left there by step j - 1); step 0 first makes it: column 1 := A v_0 (apply), c_0 =
+    /// v_0^T A v_0 (mdgm, reduced), column 1 -= v_0 c_0. Then: column j + 2 := A u_{j+1}
+    /// (apply; not in the cycle's last step j = m - 1), G = [V_j, u_{j+1}]^T [u_{j+1}, A u_{j+1}]
+    /// by blas::gram in chunks of 64 basis columns, reduced once, copied to the host (one
+    /// synchronization); h[0..j + 1] = column j of H (final), column j + 1 := v_{j+1} =
+    /// (u_{j+1} - V_j a) / nu, and column j + 2 := u_{j+2} = (A u_{j+1} - V_{j+1} d) / nu
+    /// (d's last entry copied to the device from pinned memory, in stream order; not when nu
+    /// is 0 or not finite). When the
+    /// Pythagorean norm is inaccurate (LowSyncArnoldi::second_pass) nu is a dot product of the
+    /// updated column: one more reduction and synchronization. apply(x, y): y := A x (or M^-1 A
+    /// x) for device vectors of this process, enqueued on the stream.
+    template <typename Apply, typename Reduce>
+    void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
+    {
+        T* g = c_.data();
+        if (j == 0) {  // the first CGS pass of A v_0
+            apply(col(0), col(1));
+            blas::mdgm(n_, 1, col(0), ld_, col(1), first(), ws_.data(), ws_.bytes(), stream_);
+            reduce(first(), 1);
+            blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(0), ld_, first(), 1, T(1), col(1), n_,
+                                  stream_);
+        }
+        const bool ahead = j + 2 <= m_;
+        const int kw = ahead ? 2 : 1;
+        const int kv = j + 2;
+        if (ahead) apply(col(j + 1), col(j + 2));
+        for (int c0 = 0; c0 < kv; c0 += chunk)
+            blas::gram(n_, std::min(chunk, kv - c0), col(c0), ld_, kw, col(j + 1), ld_, g + c0,
+                       kv, ws_.data(), ws_.bytes(), stream_);
+        reduce(g, kv * kw);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(host_.data(), g, sizeof(T) * kv * kw,
+                                          cudaMemcpyDeviceToHost, stream_));
+        if (j == 0)
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(host_.data() + 2 * m_ + 3, first(), sizeof(T),
+                                              cudaMemcpyDeviceToHost, stream_));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (j == 0) lowsync_.start(host_[2 * m_ + 3]);
+
+        T* u = col(j + 1);
+        double nu = lowsync_.second_pass(j, host_.data(), h);
+        if (nu >= 0.0) {  // u := (u - V_j a) / nu
+            if (nu > 0.0 && std::isfinite(nu)) subtract_scaled(j + 1, g, 1.0 / nu, u);
+        } else if (!std::isnan(nu)) {  // the Pythagorean norm cancelled: measure it
+            subtract_scaled(j + 1, g, 1.0, u);
+            dot_self(u, reduce);
+            fetch(0, 0);
+            nu = norm_on_host();
+            if (nu > 0.0 && std::isfinite(nu)) scale(u, 1.0 / nu);
+        }
+        lowsync_.finish_column(j, nu, h);
+        if (!ahead || !(nu > 0.0) || !std::isfinite(nu)) return;
+        // Pinned: the copy runs in stream order, no synchronization; the next step's
+        // synchronization comes before the value is written again.
+        **d_last_ = lowsync_.next_first_pass(j, host_.data(), nu);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(g + kv + j + 1, d_last_->get(), sizeof(T),
+                                          cudaMemcpyHostToDevice, stream_));
+        subtract_scaled(j + 2, g + kv, 1.0 / nu, col(j + 2));
+    }
+
     /// x += [v_0 .. v_{k-1}] y, k = y.size() <= m; x: device vector of n entries. Returns once
     /// the copy of y (host memory the caller may free) is done.
     void update(const std::vector<T>& y, T* x)
@@ -119,6 +194,24 @@ public:
 
 private:
     T* norm2() { return c_.data() + 2 * m_ + 2; }
+    T* first() { return c_.data() + 2 * m_ + 3; }
+
+    static std::size_t workspace_bytes(std::int64_t n, int restart, ArnoldiOrth orth)
+    {
+        const std::size_t dots = blas::dot_workspace_bytes(n, std::min(restart + 1, chunk));
+        if (orth != ArnoldiOrth::cgs2_lowsync) return dots;
+        return std::max(dots, blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), 2,
+                                                         static_cast<int>(sizeof(T))));
+    }
+
+    /// w := factor (w - [v_0 .. v_{k-1}] b) for a device vector b of k entries, chunk by chunk.
+    void subtract_scaled(int k, const T* b, double factor, T* w)
+    {
+        const T f = static_cast<T>(factor);
+        for (int c0 = 0; c0 < k; c0 += chunk)
+            blas::gemm_rowwise<T>(n_, std::min(chunk, k - c0), 1, -f, col(c0), ld_, b + c0,
+                                  std::min(chunk, k - c0), c0 == 0 ? f : T(1), w, n_, stream_);
+    }
 
     template <typename Reduce>
     void dot_self(const T* w, Reduce& reduce)
@@ -172,6 +265,8 @@ private:
     device_buffer<T> c_;
     device_buffer<unsigned char> ws_;
     std::vector<T> host_;  // copy of c
+    LowSyncArnoldi<T> lowsync_;
+    std::optional<pinned_value<T>> d_last_;  // cgs2_lowsync: d's last entry, for the device
 };
 
 }  // namespace kbench::solvers::detail

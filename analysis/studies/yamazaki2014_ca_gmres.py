@@ -5,7 +5,12 @@
   yamazaki2014/fig13  TSQR errors ||I - Q^T Q||_2 and ||V - QR||_F / ||V||_F (mean, min, max over
                       the blocks) inside CA-GMRES(20, 30) and (30, 30), per TSQR.
   yamazaki2014/fig14  per matrix and method: restarts, time per restart split into Orth, TSQR and
-                      SpMV/MPK, total per restart, speedup over GMRES(m) CGS2.
+                      SpMV/MPK, total per restart, speedup over GMRES(m) CGS2; then the two
+                      methods that superseded the paper's (kbench rows): GMRES(m) with the
+                      one-reduce CGS2 ("low-sync", Swirydowicz et al. 2020, Bielich et al. 2022)
+                      and CA-GMRES with the two-stage block orthogonalization (Yamazaki, Higgins,
+                      Boman, Szyld, IPDPS 2024), against GMRES CGS2 and the per-block CA-GMRES row
+                      of the same basis and TSQR.
   yamazaki2014/fig15  time per restart normalized to GMRES(m) CGS2, per matrix.
 
 fig12 and fig15 are rendered from fig14's entries (same runs). The schemas are in
@@ -67,11 +72,57 @@ def gmres_reference(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[st
                  and e.get("orth") == "cgs2"), None)
 
 
+def two_stage(e: Dict[str, Any]) -> bool:
+    """A CA-GMRES row of the two-stage block orthogonalization (not the paper's method)."""
+    return e.get("borth") == "two_stage"
+
+
 def best_ca(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[str, Any]]:
-    """The CA-GMRES entry of s > 1 with the shortest time per restart."""
+    """The CA-GMRES entry of s > 1 with the shortest time per restart, of the paper's per-block
+    orthogonalization."""
     ca = [e for e in rows if e.get("matrix") == matrix and e.get("method") == "ca_gmres"
-          and num(e, "s") > 1 and not math.isnan(num(e, "per_restart_seconds"))]
+          and not two_stage(e) and num(e, "s") > 1
+          and not math.isnan(num(e, "per_restart_seconds"))]
     return min(ca, key=lambda e: num(e, "per_restart_seconds")) if ca else None
+
+
+def lowsync_row(rows: List[Dict[str, Any]], matrix: str) -> Optional[Dict[str, Any]]:
+    """The GMRES(m) entry of `matrix` with the one-reduce CGS2."""
+    return next((e for e in rows if e.get("matrix") == matrix and e.get("method") == "gmres"
+                 and e.get("orth") == "lowsync"), None)
+
+
+def two_stage_rows(rows: List[Dict[str, Any]], matrix: str) -> List[Dict[str, Any]]:
+    return [e for e in rows if e.get("matrix") == matrix and two_stage(e)]
+
+
+def per_block_twin(rows: List[Dict[str, Any]], e: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The per-block CA-GMRES row with the basis, s and TSQR of the two-stage row e."""
+    return next((r for r in rows if r.get("matrix") == e.get("matrix")
+                 and r.get("method") == "ca_gmres" and not two_stage(r)
+                 and all(r.get(k) == e.get(k) for k in ("s", "basis", "orth", "normalized"))),
+                None)
+
+
+def successors_block(rows: List[Dict[str, Any]]) -> str:
+    """One line per matrix and successor method: time per restart, speedup over GMRES CGS2 and,
+    for a two-stage row, the ratio to its per-block twin."""
+    text = ""
+    for m in matrices(rows):
+        ls = lowsync_row(rows, m)
+        if ls is not None:
+            text += (f"- {m}: {ls.get('label')}{status_note(ls)} at "
+                     f"{ms(ls, 'per_restart_seconds')} ms per restart, speedup "
+                     f"{fmt(num(ls, 'speedup'))} over GMRES CGS2\n")
+        for e in two_stage_rows(rows, m):
+            twin = per_block_twin(rows, e)
+            ratio = num(twin, "per_restart_seconds") / num(e, "per_restart_seconds")
+            twin_label = twin.get("label") if twin is not None else NA
+            text += (f"- {m}: {e.get('label')}{status_note(e)} at "
+                     f"{ms(e, 'per_restart_seconds')} ms per restart, speedup "
+                     f"{fmt(num(e, 'speedup'))} over GMRES CGS2 and {fmt(ratio)} over the "
+                     f"per-block {twin_label}\n")
+    return text or f"- {NA}: the results hold no low-sync or two-stage rows\n"
 
 
 def notes_block(res: kbench_results.Results) -> str:
@@ -115,6 +166,8 @@ def render_fig14(res: kbench_results.Results, out_dir: str) -> List[str]:
         text += (f"- {m}: {b.get('label')} at {ms(b, 'per_restart_seconds')} ms per restart, "
                  f"speedup {fmt(sp)} over GMRES CGS2 (yamazaki2014, 1 GPU: {fmt(paper)}); "
                  f"target >= {TARGET_SPEEDUP}: {verdict}\n")
+    text += "\n### Successors of the paper's methods\n\n"
+    text += successors_block(rows)
 
     def make_figure():
         ms_list = matrices(rows)
@@ -162,8 +215,8 @@ def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
         mine = [e for e in rows if e.get("matrix") == m]
         first = mine[0]
         mono = next((e for e in mine if e.get("basis") == "monomial" and num(e, "s") > 1
-                     and e.get("orth") == "cholqr2"), None)
-        newton = next((e for e in mine if e.get("basis") == "newton"), None)
+                     and e.get("orth") == "cholqr2" and not two_stage(e)), None)
+        newton = next((e for e in mine if e.get("basis") == "newton" and not two_stage(e)), None)
         ritz = (newton or {}).get("ritz_top") or []
         n, nnz = num(first, "n"), num(first, "nnz")
         body.append([m, first.get("paper_matrix") or NA, fmt_int(first.get("n")),
@@ -178,7 +231,8 @@ def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
         fig, ax = new_figure(1, 1, figsize=(7, 4))
         names = [r[0] for r in body]
         vals = [[num(next((e for e in rows if e.get("matrix") == m and e.get("basis") == b
-                           and num(e, "s") > 1), None), "first_gram_condition")
+                           and num(e, "s") > 1 and not two_stage(e)), None),
+                     "first_gram_condition")
                  for m in names] for b in ("monomial", "newton")]
         for i, (b, v) in enumerate(zip(("monomial", "Newton"), vals)):
             ax.bar([k + 0.4 * i for k in range(len(names))],
@@ -213,13 +267,15 @@ def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
         ms_list = matrices(rows)
         for i, m in enumerate(ms_list):
             ref = gmres_reference(rows, m)
-            b = best_ca(rows, m)
             base = num(ref, "per_restart_seconds")
-            for j, (e, label) in enumerate(((ref, "GMRES CGS2"), (b, "best CA-GMRES"))):
+            bars = ((ref, "GMRES CGS2"), (best_ca(rows, m), "best CA-GMRES"),
+                    (lowsync_row(rows, m), "GMRES CGS2 low-sync"),
+                    (next(iter(two_stage_rows(rows, m)), None), "CA-GMRES two-stage"))
+            for j, (e, label) in enumerate(bars):
                 v = num(e, "per_restart_seconds") / base
-                ax.bar(i + 0.4 * j, v if not math.isnan(v) else 0, width=0.4, color=f"C{j}",
+                ax.bar(i + 0.2 * j, v if not math.isnan(v) else 0, width=0.2, color=f"C{j}",
                        label=label if i == 0 else None)
-        ax.set_xticks([i + 0.2 for i in range(len(ms_list))])
+        ax.set_xticks([i + 0.3 for i in range(len(ms_list))])
         ax.set_xticklabels(ms_list, fontsize=7)
         ax.set_ylabel("time per restart / GMRES's")
         ax.legend()

@@ -1,4 +1,5 @@
-// GMRES(m) on the CPU (solvers/gmres.hpp) and its Givens least squares (solvers/hessenberg.hpp).
+// GMRES(m) on the CPU (solvers/gmres.hpp) and its Givens least squares (solvers/hessenberg.hpp),
+// with the three Arnoldi orthogonalizations (CGS2, MGS, the one-reduce CGS2 "lowsync").
 #include "matrices/generators.hpp"
 #include "solvers/gmres.hpp"
 #include "solvers/hessenberg.hpp"
@@ -18,6 +19,8 @@ namespace {
 
 using test::smooth_rhs;
 using test::unit_rhs;
+
+const ArnoldiOrth all_orths[] = {ArnoldiOrth::cgs2, ArnoldiOrth::mgs, ArnoldiOrth::cgs2_lowsync};
 
 TEST(HessenbergLsq, MatchesADenseLeastSquaresSolveColumnByColumn)
 {
@@ -164,7 +167,7 @@ TEST(GmresCpu, RestartedAndFullGmresConvergeWithAMonotoneResidual)
 {
     const Csr<double> a = convection(30);  // 900 rows, nonsymmetric
     const auto b = smooth_rhs<double>(a.num_rows);
-    for (const ArnoldiOrth orth : {ArnoldiOrth::cgs2, ArnoldiOrth::mgs}) {
+    for (const ArnoldiOrth orth : all_orths) {
         for (const int m : {20, 1000}) {
             SCOPED_TRACE(std::string{to_string(orth)} + ", m = " + std::to_string(m));
             GmresOptions o;
@@ -200,45 +203,139 @@ TEST(GmresCpu, CgsTwiceAndMgsTakeTheSameSteps)
     EXPECT_NEAR(c.iterations, m.iterations, 1);
 }
 
+TEST(GmresCpu, LowSyncTakesCgs2sStepsWithOneReductionPerStep)
+{
+    // Well-conditioned nonsymmetric matrices: the one-reduce CGS2 computes the Hessenberg
+    // columns CGS2 computes, in another order: the estimates agree to rounding step by step.
+    for (const index_type nx : {24, 40}) {
+        const Csr<double> a = convection(nx);
+        const auto b = smooth_rhs<double>(a.num_rows);
+        // m = 1: no step runs the SpMV ahead; m = 2: one of two; m = 1000: no restart.
+        for (const int m : {1, 2, 7, 30, 1000}) {
+            SCOPED_TRACE("n = " + std::to_string(a.num_rows) + ", m = " + std::to_string(m));
+            GmresOptions o;
+            o.restart = m;
+            o.tolerance = 1e-10;
+            o.max_iterations = m == 1 ? 200 : 3000;  // GMRES(1) does not converge here
+            std::vector<double> xc, xl;
+            const SolveResult c = solve(a, b, o, &xc);
+            o.orth = ArnoldiOrth::cgs2_lowsync;
+            const SolveResult l = solve(a, b, o, &xl);
+            const SolveStatus expected =
+                m == 1 ? SolveStatus::max_iterations : SolveStatus::converged;
+            ASSERT_EQ(c.status, expected) << c.detail;
+            ASSERT_EQ(l.status, expected) << l.detail;
+            EXPECT_NEAR(l.iterations, c.iterations, 1);
+            const std::size_t common =
+                std::min(l.residual_history.size(), c.residual_history.size());
+            for (std::size_t i = 0; i < common; ++i)
+                EXPECT_NEAR(l.residual_history[i], c.residual_history[i],
+                            1e-10 * std::max(1.0, c.residual_history[i] * 1e4))
+                    << "step " << i;
+            EXPECT_NEAR(l.true_residual, c.true_residual, 1e-10);
+            EXPECT_LT(test::relative_difference(xl, xc), 1e-7);
+        }
+    }
+}
+
+/// max over the cycles of ||I - V^T V||_F of the cycle's basis v_0 .. v_c.
+double loss_of_orthogonality(const Csr<double>& a, const std::vector<double>& b,
+                             const GmresOptions& o, int* cycles = nullptr)
+{
+    double loss = 0.0;
+    int count = 0;
+    const detail::GmresCycleObserver<double> observe =
+        [&](const detail::GmresCycleSnapshot<double>& s) {
+            const Eigen::Map<const Eigen::MatrixXd> v(s.V, s.n, s.columns + 1);
+            const Eigen::MatrixXd i = Eigen::MatrixXd::Identity(s.columns + 1, s.columns + 1);
+            loss = std::max(loss, (i - v.transpose() * v).norm());
+            ++count;
+        };
+    std::vector<double> x(b.size(), 0.0);
+    detail::gmres_cpu_observed(a, b, x, o, observe);
+    if (cycles) *cycles = count;
+    return loss;
+}
+
+TEST(GmresCpu, LowSyncBasisIsAsOrthonormalAsCgs2s)
+{
+    // A harder case for the orthogonalization: convection dominated (cond ~ 1e4), long cycles.
+    const Csr<double> a = convection_diffusion(40, 40, 1, 80.0, -60.0, 0.0);
+    const auto b = smooth_rhs<double>(a.num_rows);
+    for (const int m : {20, 150}) {
+        SCOPED_TRACE("m = " + std::to_string(m));
+        GmresOptions o;
+        o.restart = m;
+        o.timing_mode = true;  // two whole cycles
+        o.max_iterations = 2 * m;
+        int cycles = 0;
+        const double cgs2 = loss_of_orthogonality(a, b, o, &cycles);
+        ASSERT_EQ(cycles, 2);
+        o.orth = ArnoldiOrth::cgs2_lowsync;
+        const double lowsync = loss_of_orthogonality(a, b, o);
+        o.orth = ArnoldiOrth::mgs;
+        const double mgs = loss_of_orthogonality(a, b, o);
+        EXPECT_LE(cgs2, 1e-13);
+        // O(eps) as CGS2 (DCGS2: Bielich et al. 2022, Sec. 5), not MGS's O(eps kappa).
+        EXPECT_LE(lowsync, std::max(10.0 * cgs2, 1e-14)) << "cgs2 " << cgs2 << ", mgs " << mgs;
+        if (m == 150) {
+            EXPECT_GT(mgs, 1e-8);  // (measured: cgs2 1.1e-14, lowsync 1.1e-14, mgs 1.4)
+        }
+    }
+}
+
 TEST(GmresCpu, HappyBreakdownAfterAsManyStepsAsDistinctEigenvalues)
 {
     const auto a = test::diagonal_with_distinct_values<double>(200, 4);
     const auto b = smooth_rhs<double>(200);
-    GmresOptions o;
-    o.tolerance = 1e-14;
-    const SolveResult r = solve(a, b, o);
-    EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
-    EXPECT_EQ(r.iterations, 4);
-    EXPECT_LE(r.true_residual, 1e-13);
+    for (const ArnoldiOrth orth : all_orths) {
+        SCOPED_TRACE(to_string(orth));
+        GmresOptions o;
+        o.orth = orth;
+        o.tolerance = 1e-14;
+        const SolveResult r = solve(a, b, o);
+        EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
+        EXPECT_EQ(r.iterations, 4);
+        EXPECT_LE(r.true_residual, 1e-13);
+    }
 }
 
 TEST(GmresCpu, StagnationOfAShortRestartIsAStatus)
 {
     const auto a = test::cyclic_shift<double>(64);
-    GmresOptions o;
-    o.restart = 8;
-    o.max_iterations = 1000;
-    const SolveResult r = solve(a, unit_rhs<double>(64), o);
-    EXPECT_EQ(r.status, SolveStatus::stagnation) << r.detail;
-    EXPECT_EQ(r.iterations, 8 * o.stagnation_cycles);
-    EXPECT_NEAR(r.true_residual, 1.0, 1e-12);  // no progress at all
+    for (const ArnoldiOrth orth : all_orths) {
+        SCOPED_TRACE(to_string(orth));
+        GmresOptions o;
+        o.orth = orth;
+        o.restart = 8;
+        o.max_iterations = 1000;
+        const SolveResult r = solve(a, unit_rhs<double>(64), o);
+        EXPECT_EQ(r.status, SolveStatus::stagnation) << r.detail;
+        EXPECT_EQ(r.iterations, 8 * o.stagnation_cycles);
+        EXPECT_NEAR(r.true_residual, 1.0, 1e-12);  // no progress at all
+    }
 }
 
 TEST(GmresCpu, ASingularLeastSquaresProblemIsABreakdown)
 {
     const auto a = test::nilpotent_shift<double>(5);
-    GmresOptions o;
-    o.restart = 10;
-    const SolveResult r = solve(a, unit_rhs<double>(5), o);
-    EXPECT_EQ(r.status, SolveStatus::breakdown) << r.detail;
-    EXPECT_TRUE(std::isfinite(r.true_residual));
+    for (const ArnoldiOrth orth : all_orths) {
+        SCOPED_TRACE(to_string(orth));
+        GmresOptions o;
+        o.orth = orth;
+        o.restart = 10;
+        const SolveResult r = solve(a, unit_rhs<double>(5), o);
+        EXPECT_EQ(r.status, SolveStatus::breakdown) << r.detail;
+        EXPECT_EQ(r.iterations, 5);
+        EXPECT_TRUE(std::isfinite(r.true_residual));
+    }
 }
 
-TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
+/// The iteration limit, a timing run and b = 0 with the orthogonalization of `o`.
+void limits_timing_mode_and_zero_rhs(GmresOptions o)
 {
     const Csr<double> a = convection(20);
     const auto b = smooth_rhs<double>(a.num_rows);
-    GmresOptions o;
     o.max_iterations = 5;
     SolveResult r = solve(a, b, o);
     EXPECT_EQ(r.status, SolveStatus::max_iterations);
@@ -257,6 +354,7 @@ TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
     EXPECT_LE(r.iterations, 4);
 
     GmresOptions plain;
+    plain.orth = o.orth;
     std::vector<double> x;
     r = solve(a, std::vector<double>(b.size(), 0.0), plain, &x);
     EXPECT_EQ(r.status, SolveStatus::converged);
@@ -264,14 +362,28 @@ TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
     EXPECT_EQ(r.true_residual, 0.0);
 }
 
+TEST(GmresCpu, IterationLimitTimingModeAndZeroRightHandSide)
+{
+    for (const ArnoldiOrth orth : all_orths) {
+        SCOPED_TRACE(to_string(orth));
+        GmresOptions o;
+        o.orth = orth;
+        limits_timing_mode_and_zero_rhs(o);
+    }
+}
+
 TEST(GmresCpu, SinglePrecisionConverges)
 {
     const Csr<float> a = convection(20).cast<float>();
-    GmresOptions o;
-    o.tolerance = 1e-5;
-    const SolveResult r = solve(a, smooth_rhs<float>(a.num_rows), o);
-    EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
-    EXPECT_LE(r.true_residual, 1e-4);
+    for (const ArnoldiOrth orth : all_orths) {
+        SCOPED_TRACE(to_string(orth));
+        GmresOptions o;
+        o.orth = orth;
+        o.tolerance = 1e-5;
+        const SolveResult r = solve(a, smooth_rhs<float>(a.num_rows), o);
+        EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
+        EXPECT_LE(r.true_residual, 1e-4);
+    }
 }
 
 TEST(GmresCpu, BadArgumentsThrowNamingTheParameter)
@@ -302,7 +414,8 @@ TEST(GmresCpu, BadArgumentsThrowNamingTheParameter)
     std::vector<double> short_x(3);
     EXPECT_THROW(gmres_cpu(a, b, short_x, GmresOptions{}), std::invalid_argument);
     EXPECT_THROW(parse_arnoldi_orth("householder"), std::invalid_argument);
-    EXPECT_EQ(parse_arnoldi_orth("mgs"), ArnoldiOrth::mgs);
+    for (const ArnoldiOrth orth : all_orths) EXPECT_EQ(parse_arnoldi_orth(to_string(orth)), orth);
+    EXPECT_EQ(parse_arnoldi_orth("lowsync"), ArnoldiOrth::cgs2_lowsync);
 }
 
 }  // namespace
