@@ -43,8 +43,8 @@ int timed_solves(const StudyRun& run) { return std::min(run.options.repetitions,
 std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 
 /// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
-/// the slowest rank's load and the figures measured for the run: the device's triad bandwidth and
-/// launch latencies (machine profile) and the link figures the worker measured over the run's
+/// the slowest rank's load and the figures measured for the run: the device's triad bandwidth, L2
+/// size and bandwidth and launch latencies (machine profile) and the link figures the worker measured over the run's
 /// own transport. A
 /// host-staged link figure already includes both PCIe copies, so the halo is priced as direct.
 json model_entry(const json& e, const MachineProfile* machine)
@@ -64,6 +64,8 @@ json model_entry(const json& e, const MachineProfile* machine)
     mc.link_bytes_per_s = link.at("bandwidth_bytes_per_second").get<double>();
     mc.p2p_latency_s = link.at("latency_seconds").get<double>();
     mc.allreduce_latency_s = link.at("allreduce_seconds").get<double>();
+    mc.l2_bytes = machine->spmv.l2_bytes;
+    mc.l2_bytes_per_s = machine->spmv.l2_gbps * 1e9;
     mc.launch_s = machine->launch_latency_us * 1e-6;
     mc.sync_s = machine->launch_sync_roundtrip_us * 1e-6;
     const auto t = models::gmres_iteration_time(load, e.at("ranks").get<int>(), setup, mc);

@@ -19,7 +19,8 @@ constexpr int warmup = 5;
 constexpr int reps = 30;
 
 /// Rank 0 and rank 1 swap `words` entries: each owns `words` entries and receives as many
-/// ghosts from the other; every other rank takes no part.
+/// ghosts from the other; every other rank takes no part. words = 0: no neighbours at all (a
+/// layout for the all-reduce alone).
 dist::HaloLayout pair_layout(const dist::Communicator& comm, index_type words)
 {
     dist::HaloLayout h;
@@ -27,7 +28,7 @@ dist::HaloLayout pair_layout(const dist::Communicator& comm, index_type words)
     h.num_parts = comm.size();
     h.recv_offsets = {0};
     h.send_offsets = {0};
-    if (comm.size() < 2 || comm.rank() > 1) return h;
+    if (comm.size() < 2 || comm.rank() > 1 || words == 0) return h;  // no (empty) messages
     const int other = 1 - comm.rank();
     h.num_owned = h.num_ghosts = words;
     for (index_type i = 0; i < words; ++i) {

@@ -25,6 +25,9 @@
 //   l. 20     r = M^-1(b - Ax)  1 SpMV with 1 halo exchange; b - Ax: 3 passes; Jacobi: 3
 //   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
 //   l. 7      v_1 = r / beta    2 passes
+// The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step) hit the
+// L2 cache instead of device memory when w fits in half of it (n_d words <= L2 / 2): priced at
+// the L2 bandwidth then, when it is given.
 // Per iteration = cycle / m (the restart amortized over the m steps). On the GPU every kernel
 // also costs a launch and every copy of values to the host a synchronization round trip, which
 // dominate small systems; the launches of kbench's kernels (solvers/gmres_device.hpp): SpMV 1,
@@ -62,6 +65,7 @@ struct GmresCounts {
     double vector_passes = 0;    // local vectors read or written by the vector kernels
     double allreduces = 0;       // all-reduces (each synchronizes the ranks)
     double allreduce_words = 0;  // words summed over those all-reduces
+    double working_passes = 0;   // of vector_passes, those over the working vector w (l. 10-15)
     double launches = 0;         // GPU kernel launches (and device copies)
     double syncs = 0;            // host waits for the device (values copied to the host)
 };
@@ -97,11 +101,14 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.allreduces = j + 1.0;        // j dots (in sequence) + l. 14 norm
         c.allreduce_words = j + 1.0;   // one word each
         c.launches = 5 + 3.0 * j;      // SpMV, Jacobi, norm's dot (2), scaling; j x (dot, update)
+        c.working_passes = 3.0 * j + 3;  // w read by each dot, read and written by each update;
+                                         // norm 1, scaling 2
     } else {
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
         c.allreduce_words = 2.0 * (j + 1) + 1;             // j+1 words each, 1 for the norm
         c.launches = 5 + 6.0 * std::ceil((j + 1) / 64.0);   // 2 passes x (mdgm 2, gemm 1)/chunk
+        c.working_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
     }
     c.syncs = 1;  // the Hessenberg column and the norm to the host
     return c;
@@ -136,6 +143,7 @@ inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
         c.vector_passes += s.vector_passes;
         c.allreduces += s.allreduces;
         c.allreduce_words += s.allreduce_words;
+        c.working_passes += s.working_passes;
         c.launches += s.launches;
         c.syncs += s.syncs;
     }
@@ -157,6 +165,8 @@ struct GmresMachine {
     double p2p_latency_s = 0;        // one point-to-point message (s); P > 1 only
     double allreduce_latency_s = 0;  // one all-reduce call of a few words on P ranks (s)
     double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only
+    double l2_bytes = 0;          // L2 cache size (bytes); 0: w is never taken as cached
+    double l2_bytes_per_s = 0;    // L2 read bandwidth (bytes/s); with l2_bytes > 0
     double launch_s = 0;  // one kernel launch among back-to-back ones (s); 0: not priced
     double sync_s = 0;    // one launch + synchronization round trip (s); 0: not priced
 };
@@ -212,6 +222,8 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     const bool distributed = num_ranks > 1;
     detail::gmres_check(f, "allreduce_latency_s", mc.allreduce_latency_s, false);
     detail::gmres_check(f, "launch_s", mc.launch_s, false);
+    detail::gmres_check(f, "l2_bytes", mc.l2_bytes, false);
+    if (mc.l2_bytes > 0) detail::gmres_check(f, "l2_bytes_per_s", mc.l2_bytes_per_s, true);
     detail::gmres_check(f, "sync_s", mc.sync_s, false);
     if (!distributed && (load.halo_words > 0 || load.halo_messages > 0))
         detail::gmres_comm_fail(f, "halo_words = " + std::to_string(load.halo_words) +
@@ -235,7 +247,13 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     GmresIterationTime t;
     t.spmv = c.spmvs * gmres_spmv_bytes(load, s.word_bytes, s.index_bytes) /
              mc.device_bytes_per_s / s.m;
-    t.vector_ops = c.vector_passes * load.rows * s.word_bytes / mc.device_bytes_per_s / s.m;
+    const double pass_bytes = load.rows * s.word_bytes;
+    const bool w_cached = mc.l2_bytes > 0 && pass_bytes <= mc.l2_bytes / 2;
+    t.vector_ops = (w_cached ? (c.vector_passes - c.working_passes) * pass_bytes /
+                                       mc.device_bytes_per_s +
+                                   c.working_passes * pass_bytes / mc.l2_bytes_per_s
+                             : c.vector_passes * pass_bytes / mc.device_bytes_per_s) /
+                   s.m;
     t.halo = c.spmvs * one_halo / s.m;
     // Each all-reduce costs its measured latency, on one rank too: there the call is still the
     // path's round trip (host-staged: device -> host -> device; NCCL: a launch), 0 if not given.
