@@ -58,7 +58,7 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
     return argv;
 }
 
-void add_mpk_model(json& worker)
+void add_mpk_model(json& worker, const MachineProfile* machine)
 {
     using namespace models;
     const int m = worker.at("vectors").get<int>();
@@ -99,8 +99,20 @@ void add_mpk_model(json& worker)
     std::vector<MpkPartCost> spmv_parts;  // one SpMV with its s = 1 exchange
     for (std::size_t d = 0; d < np; ++d)
         spmv_parts.push_back(spmvs_part_cost(own_nnz[d], 1, halo_words[d], halo_messages[d]));
-    const double base_model = m * predicted_time_per_part(spmv_parts, rates);
-    const double base_products = m * predicted_time_per_part(compute_only(spmv_parts), rates);
+    // Beyond the products, every step copies a vector and launches kernels (the figures the
+    // worker's loops make): priced with the device's triad bandwidth and launch latency.
+    const double bw = machine != nullptr ? machine->triad_gbps * 1e9 : 0.0;
+    const double launch = machine != nullptr ? machine->launch_latency_us * 1e-6 : 0.0;
+    const auto overhead = [&](double words, double launches) {
+        return (bw > 0.0 ? 2.0 * words * sizeof(double) / bw : 0.0) + launches * launch;
+    };
+    double rows_max = 0.0;
+    for (const double r : doubles(worker.at("rows"))) rows_max = std::max(rows_max, r);
+    // Baseline step: v_j copied into the exchange's vector (1 copy, 1 launch).
+    const double base_step = overhead(rows_max, 1);
+    const double base_model = m * (predicted_time_per_part(spmv_parts, rates) + base_step);
+    const double base_products =
+        m * (predicted_time_per_part(compute_only(spmv_parts), rates) + base_step);
     base["model"] = {{"seconds", base_model},
                      {"products_seconds", base_products},
                      {"ratio", ratio(base_model, base.at("seconds"))},
@@ -126,15 +138,29 @@ void add_mpk_model(json& worker)
             }
             return parts;
         };
+        // A call of k steps: v_1 copied and gathered into the local numbering (2 copies of the
+        // local vector, 2 launches), then k - 1 steps that each launch the boundary product
+        // (when there are ghost rows) and copy their own rows into V (1 copy, 1 or 2
+        // launches); the last step writes into V.
+        double local_max = 0.0;
+        for (std::size_t d = 0; d < np; ++d)
+            local_max = std::max(local_max, doubles(worker.at("rows"))[d] +
+                                                (boundary_rows[d].empty() ? 0.0
+                                                                          : boundary_rows[d][0]));
+        const double step_launches = local_max > rows_max ? 2 : 1;  // no ghosts: no boundary
+        const auto call_overhead = [&](int k) {
+            return overhead(2.0 * local_max, 2) + (k - 1) * overhead(rows_max, step_launches);
+        };
         const int full = m / s, rest = m % s;
         const auto parts = call_parts(s);
-        const double per_call = predicted_time_per_part(parts, rates);
+        const double per_call = predicted_time_per_part(parts, rates) + call_overhead(s);
         double total = full * per_call;
-        double products = full * predicted_time_per_part(compute_only(parts), rates);
+        double products =
+            full * (predicted_time_per_part(compute_only(parts), rates) + call_overhead(s));
         if (rest > 0) {
             const auto last = call_parts(rest);
-            total += predicted_time_per_part(last, rates);
-            products += predicted_time_per_part(compute_only(last), rates);
+            total += predicted_time_per_part(last, rates) + call_overhead(rest);
+            products += predicted_time_per_part(compute_only(last), rates) + call_overhead(rest);
         }
         e["model"] = {{"seconds", total},
                       {"products_seconds", products},
@@ -166,7 +192,8 @@ json run_mpk_time(const StudyRun& run)
         "Times: the slowest rank's wall time of the m = 100 vectors, median of the sweeps.",
         "Model: the slowest part's flops at its own measured SpMV rate + ghost words at the "
         "measured link bandwidth + messages x the measured link latency (models/mpk_model.hpp), "
-        "per call."};
+        "per call, + the vector copies at the triad bandwidth and the launches beyond the "
+        "products at the measured launch latency."};
     ScratchDir dir;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                              std::size_t) {
@@ -185,7 +212,7 @@ json run_mpk_time(const StudyRun& run)
                 json e = run_mpi_worker(dist_mpk_command(mpi_launcher(), self_executable(),
                                                          run.source, r, repetitions, file),
                                         file);
-                if (!e.contains("error")) add_mpk_model(e);
+                if (!e.contains("error")) add_mpk_model(e, run.machine);
                 e["name"] = name;
                 e["item"] = "fig8";
                 e["matrix"] = entry.name;

@@ -47,10 +47,15 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
 ///    "products_seconds", "ratio", "products_ratio"}.
 /// Flops are those the MPK multiplies: 2 s nnz(A^(d)) + mpk_extra_flops_needed (the ghost rows
 /// delta^(d,1) are inputs only). The exchange of a shorter last call is the s-step one. With
-/// one rank no words move (the bandwidth term is 0). The model is null where a figure it needs
-/// is missing (no link measured on P > 1 ranks, no SpMV rate). Throws nlohmann::json
-/// exceptions for an object that is not the worker's.
-void add_mpk_model(nlohmann::json& worker);
+/// one rank no words move (the bandwidth term is 0). Beyond models/mpk_model.hpp, with a
+/// `machine` profile: the vector copies of the worker's loops at the triad bandwidth (read and
+/// write) and the kernel launches beyond the products at the launch latency, per step of the
+/// slowest (largest) part: baseline 1 copy and 1 launch per SpMV; MPK 2 local-vector copies
+/// and 2 launches per call plus 1 copy and 2 launches (1 without ghost rows) per step but the
+/// last. The model is null
+/// where a figure it needs is missing (no link measured on P > 1 ranks, no SpMV rate). Throws
+/// nlohmann::json exceptions for an object that is not the worker's.
+void add_mpk_model(nlohmann::json& worker, const MachineProfile* machine);
 
 /// yamazaki2014/fig8: for every matrix of the set, on 1, 2, 4, ... GPUs (powers of two up to
 /// the device count), with the host_staged and nccl transports (one rank: host_staged only, no
