@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -59,7 +58,6 @@ public:
           ws_(workspace_bytes(n, restart, orth)), host_(2 * static_cast<std::size_t>(restart) + 4),
           lowsync_(restart)
     {
-        if (orth == ArnoldiOrth::cgs2_lowsync) d_last_.emplace();
     }
 
     /// Column j of V (device, n entries used, ld reserved).
@@ -171,8 +169,8 @@ public:
         if (!ahead || !(nu > 0.0) || !std::isfinite(nu)) return;
         // Pinned: the copy runs in stream order, no synchronization; the next step's
         // synchronization comes before the value is written again.
-        **d_last_ = lowsync_.next_first_pass(j, host_.data(), nu);
-        KBENCH_CUDA_CHECK(cudaMemcpyAsync(g + kv + j + 1, d_last_->get(), sizeof(T),
+        *d_last_ = lowsync_.next_first_pass(j, host_.data(), nu);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(g + kv + j + 1, d_last_.get(), sizeof(T),
                                           cudaMemcpyHostToDevice, stream_));
         subtract_scaled(j + 2, g + kv, 1.0 / nu, col(j + 2));
     }
@@ -266,7 +264,7 @@ private:
     device_buffer<unsigned char> ws_;
     std::vector<T> host_;  // copy of c
     LowSyncArnoldi<T> lowsync_;
-    std::optional<pinned_value<T>> d_last_;  // cgs2_lowsync: d's last entry, for the device
+    pinned_value<T> d_last_;  // cgs2_lowsync: d's last entry, for the device
 };
 
 }  // namespace kbench::solvers::detail

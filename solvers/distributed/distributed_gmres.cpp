@@ -312,11 +312,14 @@ private:
 template <typename T>
 class GpuBackend {
 public:
+    // Implements ArnoldiOrth::cgs2_lowsync: arnoldi(j) applies M^-1 A one vector ahead itself.
+    static constexpr bool one_reduce_arnoldi = true;
+
     GpuBackend(DistributedSpmv<T>& a, const T* b, T* x, Preconditioner p,
                const std::vector<T>& inv_diag, int m, ArnoldiOrth orth, cudaStream_t stream,
                PhaseLog& log)
         : a_{a}, b_{b}, x_{x}, n_{a.num_owned()}, stream_{stream}, log_{log},
-          jacobi_{p == Preconditioner::jacobi},
+          jacobi_{p == Preconditioner::jacobi}, orth_{orth},
           basis_(a.num_owned(), a.local_size(), m, orth, stream),
           xl_(static_cast<std::size_t>(a.local_size())), d_(inv_diag), zb_(inv_diag.size())
     {}
@@ -353,6 +356,17 @@ public:
     }
     void arnoldi(int j, std::vector<T>& h)
     {
+        if (orth_ == ArnoldiOrth::cgs2_lowsync) {
+            // w := M^-1 A v for basis columns (local_size() rows: the exchange fills their
+            // ghost rows in place).
+            const auto apply = [this](const T* v, T* w) {
+                multiply(T(1), const_cast<T*>(v), T(0), w);
+                precondition(w, w);
+            };
+            log_.time_outside_reductions(
+                phase::orth, [&] { basis_.orthogonalize_lowsync(j, h, apply, reducer()); });
+            return;
+        }
         T* w = basis_.col(j + 1);
         multiply(T(1), basis_.col(j), T(0), w);
         precondition(w, w);
@@ -403,6 +417,7 @@ private:
     cudaStream_t stream_;
     PhaseLog& log_;
     bool jacobi_;
+    ArnoldiOrth orth_;
     solvers::detail::DeviceArnoldi<T> basis_;
     device_buffer<T> xl_;  // x with room for its ghosts (local_size())
     device_buffer<T> d_;   // M^-1 (jacobi), or empty

@@ -193,6 +193,14 @@ TEST_F(DistributedGmresCpu, BadArgumentsThrowOnEveryRank)
                                   Preconditioner::none);
         },
         {"distributed_gmres_cpu", "x_local", "rank " + std::to_string(last)});
+    // The one-reduce CGS2 runs on GPU ranks only (distributed_gmres.hpp): refused here.
+    expect_invalid(
+        [&] {
+            distributed_gmres_cpu(world(), spmv, b_local, x_local,
+                                  paper_options(solvers::ArnoldiOrth::cgs2_lowsync),
+                                  Preconditioner::none);
+        },
+        {"lowsync"});
     EXPECT_EQ(parse_preconditioner("jacobi"), Preconditioner::jacobi);
     EXPECT_STREQ(to_string(Preconditioner::none), "none");
     expect_invalid([] { parse_preconditioner("ilu"); }, {"'ilu'", "none", "jacobi"});
