@@ -200,9 +200,8 @@ struct GpuBackend {
     void project(int j, int k)
     {
         const int kv = j + 1 + k;
-        for (int c0 = 0; c0 < kv; c0 += chunk)
-            blas::gram(n, std::min(chunk, kv - c0), col(c0), n, k, col(j + 1), n,
-                       coef.data() + c0, kv, ws.data(), ws.bytes(), hd.stream);
+        detail::block_products(n, kv, col(0), n, k, col(j + 1), n, coef.data(), kv, ws.data(),
+                               ws.bytes(), hd.stream);
         d2h(staged.data(), coef.data(), static_cast<std::size_t>(kv) * k);
         d2h(staged.data() + cregion, norm2(), static_cast<std::size_t>(k) + 1);
     }
@@ -214,10 +213,8 @@ struct GpuBackend {
     }
     void stage1(int j, int k, const T* R)
     {
-        const int ldg = j + 1 + k;
-        for (int c0 = 0; c0 <= j; c0 += chunk)
-            blas::gemm_rowwise<T>(n, std::min(chunk, j + 1 - c0), k, T(-1), col(c0), n,
-                                  coef.data() + c0, ldg, T(1), col(j + 1), n, hd.stream);
+        detail::block_subtract(n, j + 1, col(0), n, k, coef.data(), j + 1 + k, col(j + 1), n,
+                               hd.stream);
         if (R == nullptr) return;
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(rdev.data(), R, sizeof(T) * k * k,
                                           cudaMemcpyHostToDevice, hd.stream));
@@ -259,11 +256,7 @@ struct GpuBackend {
         const int k = static_cast<int>(y.size());
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(tail(), y.data(), sizeof(T) * k,
                                           cudaMemcpyHostToDevice, hd.stream));
-        for (int c0 = 0; c0 < k; c0 += chunk) {
-            const int kk = std::min(chunk, k - c0);
-            blas::gemm_rowwise<T>(n, kk, 1, T(1), col(c0), n, tail() + c0, kk, T(1), x, n,
-                                  hd.stream);
-        }
+        detail::basis_update(n, k, col(0), n, tail(), x, hd.stream);
         sync();  // y is host memory of the caller
     }
     void basis(int cols, std::vector<T>& out)

@@ -40,12 +40,56 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace kbench::solvers::detail {
+
+// ---- Device block products shared by the GPU backends (ca_gmres.cu and the distributed
+// solver of solvers/distributed/distributed_ca_gmres.cpp): tall blocks of n rows (ld >= n) with
+// any number of columns, in chunks of blas::max_block_columns; enqueued on `stream`.
+
+/// C (kv x k, ldc >= kv, device) := V^T W for V n x kv and W n x k (k <= max_block_columns);
+/// the workspace as blas::gram_workspace_bytes(n, min(kv, max_block_columns), k).
+template <typename T>
+void block_products(std::int64_t n, int kv, const T* V, std::int64_t ldv, int k, const T* W,
+                    std::int64_t ldw, T* C, int ldc, void* workspace, std::size_t workspace_bytes,
+                    cudaStream_t stream)
+{
+    constexpr int chunk = blas::max_block_columns;
+    for (int c0 = 0; c0 < kv; c0 += chunk)
+        blas::gram(n, std::min(chunk, kv - c0), V + static_cast<std::int64_t>(c0) * ldv, ldv, k,
+                   W, ldw, C + c0, ldc, workspace, workspace_bytes, stream);
+}
+
+/// W := W - V C for V n x kv, C kv x k (ldc, device), W n x k (k <= max_block_columns).
+template <typename T>
+void block_subtract(std::int64_t n, int kv, const T* V, std::int64_t ldv, int k, const T* C,
+                    int ldc, T* W, std::int64_t ldw, cudaStream_t stream)
+{
+    constexpr int chunk = blas::max_block_columns;
+    for (int c0 = 0; c0 < kv; c0 += chunk)
+        blas::gemm_rowwise<T>(n, std::min(chunk, kv - c0), k, T(-1),
+                              V + static_cast<std::int64_t>(c0) * ldv, ldv, C + c0, ldc, T(1), W,
+                              ldw, stream);
+}
+
+/// x := x + V y for V n x c (ld), y c values and x n values (device): the solution update.
+template <typename T>
+void basis_update(std::int64_t n, int c, const T* V, std::int64_t ld, const T* y, T* x,
+                  cudaStream_t stream)
+{
+    constexpr int chunk = blas::max_block_columns;
+    for (int c0 = 0; c0 < c; c0 += chunk) {
+        const int kk = std::min(chunk, c - c0);
+        blas::gemm_rowwise<T>(n, kk, 1, T(1), V + static_cast<std::int64_t>(c0) * ld, ld, y + c0,
+                              kk, T(1), x, ld, stream);
+    }
+}
 
 /// Basis vectors per cycle: the restart length, but no more than the iterations allow.
 inline int ca_restart_length(const CaGmresOptions& o)

@@ -227,4 +227,16 @@ KBENCH_INSTANTIATE(std::int64_t)
 KBENCH_INSTANTIATE(std::uint64_t)
 #undef KBENCH_INSTANTIATE
 
+void agree_or_throw(const Communicator& comm, const std::string& local_error)
+{
+    const int first = comm.allreduce_min(local_error.empty() ? comm.size() : comm.rank());
+    if (first == comm.size()) return;
+    std::uint64_t length = local_error.size();
+    comm.broadcast(&length, sizeof(length), first);
+    std::string message = comm.rank() == first ? local_error : std::string(length, ' ');
+    comm.broadcast(message.data(), length, first);
+    throw std::invalid_argument(message);
+}
+
+
 }  // namespace kbench::dist

@@ -131,6 +131,12 @@ private:
     int local_size_ = 1;
 };
 
+/// Throws std::invalid_argument(message of the lowest rank whose `local_error` is not empty) on
+/// every rank, or returns on every rank when all are empty: so that input checked rank by rank
+/// (sizes, pointers) fails alike everywhere. Collective: one all-reduce, and two broadcasts when
+/// something failed.
+void agree_or_throw(const Communicator& comm, const std::string& local_error);
+
 /// 64-bit FNV-1a digest of a byte range (to check with Communicator::all_equal that every rank
 /// holds the same partition or matrix). Pure function.
 std::uint64_t fnv1a(const void* data, std::size_t bytes,

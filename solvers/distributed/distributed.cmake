@@ -25,11 +25,15 @@ add_library(kbench_distributed
   distributed/distributed_spmv.cpp
   distributed/distributed_gmres.cpp
   distributed/distributed_mpk.cpp
+  distributed/distributed_ca_gmres.cpp
   $<TARGET_OBJECTS:kbench_distributed_pack>)
 target_include_directories(kbench_distributed PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed PUBLIC MPI::MPI_CXX kbench_kernels kbench_matrices
                       kbench_cuda_base kbench_solvers)
 target_compile_definitions(kbench_distributed PUBLIC KBENCH_HAVE_MPI=1)
+# The CPU ranks' dense block products of CA-GMRES (distributed_ca_gmres.cpp); no OpenMP: one
+# rank per core.
+target_link_libraries(kbench_distributed PRIVATE Eigen3::Eigen)
 if(KBENCH_HAVE_NCCL)
   target_link_libraries(kbench_distributed PRIVATE nccl::nccl)
   target_compile_definitions(kbench_distributed PRIVATE KBENCH_HAVE_NCCL=1)
@@ -97,6 +101,12 @@ if(KBENCH_BUILD_TESTS)
   kbench_add_mpi_test(NAME test_distributed_mpk_cpu SOURCES test/test_distributed_mpk_cpu.cpp
                       LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2 3)
   kbench_add_mpi_test(NAME test_distributed_mpk_gpu GPU SOURCES test/test_distributed_mpk_gpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2)
+  kbench_add_mpi_test(NAME test_distributed_ca_gmres_cpu
+                      SOURCES test/test_distributed_ca_gmres_cpu.cpp
+                      LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2 3)
+  kbench_add_mpi_test(NAME test_distributed_ca_gmres_gpu GPU
+                      SOURCES test/test_distributed_ca_gmres_gpu.cpp
                       LIBS kbench_distributed kbench_solvers kbench_matrices RANKS 1 2)
   if(KBENCH_HAVE_ZOLTAN)
     kbench_add_mpi_test(NAME test_hypergraph_partition SOURCES test/test_hypergraph_partition.cpp

@@ -42,20 +42,6 @@ Preconditioner parse_preconditioner(const std::string& name)
 
 namespace {
 
-/// Throws std::invalid_argument(message of the lowest rank whose `local_error` is not empty) on
-/// every rank, or returns on every rank when all are empty. Collective: one all-reduce, and two
-/// broadcasts when something failed.
-void agree_or_throw(const Communicator& comm, const std::string& local_error)
-{
-    const int first = comm.allreduce_min(local_error.empty() ? comm.size() : comm.rank());
-    if (first == comm.size()) return;
-    std::uint64_t length = local_error.size();
-    comm.broadcast(&length, sizeof(length), first);
-    std::string message = comm.rank() == first ? local_error : std::string(length, ' ');
-    comm.broadcast(message.data(), length, first);
-    throw std::invalid_argument(message);
-}
-
 /// The phases of a detailed run (distributed_gmres.hpp), in their reporting order.
 namespace phase {
 enum Id : int { spmv, halo, precond, orth, reductions, update, count };

@@ -367,6 +367,11 @@ const spmv::Choice* DistributedMpk<T>::choice() const noexcept
     return impl_->op ? &impl_->op->choice() : nullptr;
 }
 template <typename T>
+DeviceHaloExchange<T>& DistributedMpk<T>::exchange() noexcept
+{
+    return impl_->exchange;
+}
+template <typename T>
 const ExchangeCounters& DistributedMpk<T>::counters() const noexcept
 {
     return impl_->exchange.counters();

@@ -198,6 +198,9 @@ public:
     index_type local_size() const noexcept;
     /// The operator's choice of kernel for A_own; nullptr for a part without rows.
     const spmv::Choice* choice() const noexcept;
+    /// The exchange of the s-step halo; its allreduce_sum serves the solvers built on the MPK
+    /// (distributed_ca_gmres.hpp), so that their all-reduces use the same transport.
+    DeviceHaloExchange<T>& exchange() noexcept;
     const ExchangeCounters& counters() const noexcept;
     void reset_counters() noexcept;
 

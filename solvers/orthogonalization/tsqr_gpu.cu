@@ -341,83 +341,34 @@ GramWork<T> carve_gram(Carver& c, std::int64_t n, int k)
     return w;
 }
 
-/// G = V^T V on the host.
+/// The Gram-based methods (detail::gram_tsqr): per pass the Gram matrix (blas::gram) copied to
+/// the host, the factor copied back, V := V U^-1 (blas::trsm_right_upper) or V := V M
+/// (blas::gemm_rowwise); the stream is idle when each step returns (the host arrays are reused).
 template <typename T>
-std::vector<T> host_gram(const GpuHandles& hd, std::int64_t n, int k, const T* V, std::int64_t ld,
-                         const GramWork<T>& w)
+TsqrOutcome gram_family(TsqrMethod method, const GpuHandles& hd, std::int64_t n, int k, T* V,
+                        std::int64_t ld, T* R, int ldr, const GramWork<T>& w)
 {
-    blas::gram(n, k, V, ld, k, V, ld, w.g, k, w.reduce, w.reduce_bytes, hd.stream);
-    std::vector<T> g(static_cast<std::size_t>(k) * k);
-    KBENCH_CUDA_CHECK(cudaMemcpyAsync(g.data(), w.g, g.size() * sizeof(T), cudaMemcpyDeviceToHost,
-                                      hd.stream));
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
-    return g;
-}
-
-/// One (shifted) CholQR pass: V := V U^-1, R := U R (host R, k x k, ld k).
-template <typename T>
-TsqrOutcome cholqr_pass(const GpuHandles& hd, std::int64_t n, int k, T* V, std::int64_t ld,
-                        std::vector<T>& r, bool shifted, const char* pass, const GramWork<T>& w)
-{
-    const std::vector<T> g = host_gram(hd, n, k, V, ld, w);
-    T shift = T(0);
-    if (shifted) {
-        double frob2 = 0.0;  // ||V||_F^2 = trace(G)
-        for (int j = 0; j < k; ++j) frob2 += static_cast<double>(g[j + j * k]);
-        shift = detail::cholqr3_shift<T>(n, k, frob2);
-    }
-    std::vector<T> u(static_cast<std::size_t>(k) * k);
-    const TsqrOutcome o = detail::cholesky_factor(k, g.data(), k, shift, u.data(), k, pass);
-    if (o.status != TsqrStatus::ok) return o;
-    KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.f, u.data(), u.size() * sizeof(T), cudaMemcpyHostToDevice,
-                                      hd.stream));
-    blas::trsm_right_upper(n, k, V, ld, w.f, k, hd.stream);
-    std::vector<T> ur(r.size(), T(0));  // U R, both upper triangular
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i <= j; ++i) {
-            T s = T(0);
-            for (int p = i; p <= j; ++p) s += u[i + p * k] * r[p + j * k];
-            ur[i + j * k] = s;
-        }
-    r = std::move(ur);
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));  // u is read by the copy
-    return {};
-}
-
-template <typename T>
-TsqrOutcome cholqr_family(TsqrMethod method, const GpuHandles& hd, std::int64_t n, int k, T* V,
-                          std::int64_t ld, T* R, int ldr, const GramWork<T>& w)
-{
-    std::vector<T> r(static_cast<std::size_t>(k) * k, T(0));
-    for (int j = 0; j < k; ++j) r[j + j * k] = T(1);
-    auto run = [&]() -> TsqrOutcome {
-        if (method == TsqrMethod::shifted_cholqr3) {
-            const TsqrOutcome o = cholqr_pass(hd, n, k, V, ld, r, true, "shifted pass", w);
-            if (o.status != TsqrStatus::ok) return o;
-        }
-        const TsqrOutcome first = cholqr_pass(hd, n, k, V, ld, r, false, "pass 1", w);
-        if (first.status != TsqrStatus::ok || method == TsqrMethod::cholqr) return first;
-        return cholqr_pass(hd, n, k, V, ld, r, false, "pass 2", w);
-    };
-    const TsqrOutcome outcome = run();
-    write_upper(k, r, false, R, ldr);
-    return outcome;
-}
-
-template <typename T>
-TsqrOutcome svqr(const GpuHandles& hd, std::int64_t n, int k, T* V, std::int64_t ld, T* R,
-                 int ldr, const GramWork<T>& w)
-{
-    const std::vector<T> g = host_gram(hd, n, k, V, ld, w);
-    std::vector<T> m(static_cast<std::size_t>(k) * k), r(m.size(), T(0));
-    const TsqrOutcome o = detail::svqr_factor(k, g.data(), k, m.data(), k, r.data(), k);
-    write_upper(k, r, false, R, ldr);
-    if (o.status != TsqrStatus::ok) return o;
-    KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.f, m.data(), m.size() * sizeof(T), cudaMemcpyHostToDevice,
-                                      hd.stream));
-    blas::gemm_rowwise(n, k, k, T(1), V, ld, w.f, k, T(0), V, ld, hd.stream);
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
-    return {};
+    const std::size_t kk = static_cast<std::size_t>(k) * k;
+    return detail::gram_tsqr<T>(
+        method, n, k, R, ldr,
+        [&](T* G) {
+            blas::gram(n, k, V, ld, k, V, ld, w.g, k, w.reduce, w.reduce_bytes, hd.stream);
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(G, w.g, kk * sizeof(T), cudaMemcpyDeviceToHost,
+                                              hd.stream));
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
+        },
+        [&](const T* U) {
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.f, U, kk * sizeof(T), cudaMemcpyHostToDevice,
+                                              hd.stream));
+            blas::trsm_right_upper(n, k, V, ld, w.f, k, hd.stream);
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
+        },
+        [&](const T* M) {
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(w.f, M, kk * sizeof(T), cudaMemcpyHostToDevice,
+                                              hd.stream));
+            blas::gemm_rowwise(n, k, k, T(1), V, ld, w.f, k, T(0), V, ld, hd.stream);
+            KBENCH_CUDA_CHECK(cudaStreamSynchronize(hd.stream));
+        });
 }
 
 // ---- CAQR -----------------------------------------------------------------------------------
@@ -590,8 +541,8 @@ TsqrOutcome tsqr(TsqrMethod method, const GpuHandles& handles, std::int64_t n, i
     case TsqrMethod::cholqr:
     case TsqrMethod::cholqr2:
     case TsqrMethod::shifted_cholqr3:
-        return cholqr_family(method, handles, n, k, V, ld, R, ldr, carve_gram<T>(c, n, k));
-    case TsqrMethod::svqr: return svqr(handles, n, k, V, ld, R, ldr, carve_gram<T>(c, n, k));
+    case TsqrMethod::svqr:
+        return gram_family(method, handles, n, k, V, ld, R, ldr, carve_gram<T>(c, n, k));
     case TsqrMethod::caqr: {
         const auto blocks = row_blocks(n, k, caqr_rows(n, k, block_rows));
         return caqr(handles, blocks, k, V, ld, R, ldr, carve_caqr<T>(c, handles, blocks, k));

@@ -55,21 +55,6 @@ TsqrOutcome failure(TsqrStatus status, int column, std::string detail)
     return {status, column, std::move(detail)};
 }
 
-/// One CholQR pass: V := V U^{-1} with U^T U = V^T V + shift I; R := U R.
-template <typename T>
-TsqrOutcome cholqr_pass(Block<T>& v, Mat<T>& r, T shift, const char* pass)
-{
-    const int k = static_cast<int>(v.cols());
-    const Mat<T> g = v.transpose() * v;
-    Mat<T> u(k, k);
-    const TsqrOutcome o = detail::cholesky_factor(k, g.data(), k, shift, u.data(), k, pass);
-    if (o.status != TsqrStatus::ok) return o;
-    v = u.template triangularView<Eigen::Upper>()
-            .template solve<Eigen::OnTheRight>(Mat<T>(v));
-    r = (u * r).eval();
-    return {};
-}
-
 /// Gram-Schmidt: MGS (projections one at a time against the updated column) or CGS with
 /// `passes` full passes (1: CGS, 2: CGS2).
 template <typename T>
@@ -106,18 +91,22 @@ TsqrOutcome gram_schmidt(Block<T>& v, Mat<T>& r, bool modified, int passes)
     return {};
 }
 
-/// SVQR (detail::svqr_factor on the Gram matrix): V := V M.
+/// The Gram-based methods (detail::gram_tsqr, shared with the GPU and the distributed TSQR):
+/// G = V^T V by Eigen, V := V U^-1 by a triangular solve, V := V M by a product.
 template <typename T>
-TsqrOutcome svqr(Block<T>& v, Mat<T>& r)
+TsqrOutcome gram_family(TsqrMethod method, Block<T>& v, Mat<T>& r)
 {
     const int k = static_cast<int>(v.cols());
-    const Mat<T> g = v.transpose() * v;
-    Mat<T> m(k, k);
     r.resize(k, k);
-    const TsqrOutcome o = detail::svqr_factor(k, g.data(), k, m.data(), k, r.data(), k);
-    if (o.status != TsqrStatus::ok) return o;
-    v = (Mat<T>(v) * m).eval();
-    return {};
+    return detail::gram_tsqr<T>(
+        method, v.rows(), k, r.data(), k,
+        [&](T* G) { Eigen::Map<Mat<T>>(G, k, k) = v.transpose() * v; },
+        [&](const T* U) {
+            const Eigen::Map<const Mat<T>> u(U, k, k);
+            v = u.template triangularView<Eigen::Upper>().template solve<Eigen::OnTheRight>(
+                Mat<T>(v));
+        },
+        [&](const T* M) { v = (Mat<T>(v) * Eigen::Map<const Mat<T>>(M, k, k)).eval(); });
 }
 
 /// CAQR (one level of the reduction tree): Householder QR of each row block, then of the
@@ -159,28 +148,15 @@ TsqrOutcome caqr(Block<T>& v, Mat<T>& r, std::int64_t block_rows)
 template <typename T>
 TsqrOutcome run(TsqrMethod method, Block<T>& v, Mat<T>& r, std::int64_t block_rows)
 {
-    const int k = static_cast<int>(v.cols());
     switch (method) {
     case TsqrMethod::mgs: return gram_schmidt(v, r, true, 1);
     case TsqrMethod::cgs: return gram_schmidt(v, r, false, 1);
     case TsqrMethod::cgs2: return gram_schmidt(v, r, false, 2);
-    case TsqrMethod::svqr: return svqr(v, r);
     case TsqrMethod::caqr: return caqr(v, r, block_rows);
     case TsqrMethod::cholqr:
     case TsqrMethod::cholqr2:
-    case TsqrMethod::shifted_cholqr3: {
-        r = Mat<T>::Identity(k, k);
-        if (method == TsqrMethod::shifted_cholqr3) {
-            // Shift of Fukaya et al. 2020 (detail::cholqr3_shift).
-            const T shift =
-                detail::cholqr3_shift<T>(v.rows(), k, static_cast<double>(v.squaredNorm()));
-            const TsqrOutcome o = cholqr_pass(v, r, shift, "shifted pass");
-            if (o.status != TsqrStatus::ok) return o;
-        }
-        const TsqrOutcome first = cholqr_pass(v, r, T(0), "pass 1");
-        if (first.status != TsqrStatus::ok || method == TsqrMethod::cholqr) return first;
-        return cholqr_pass(v, r, T(0), "pass 2");
-    }
+    case TsqrMethod::svqr:
+    case TsqrMethod::shifted_cholqr3: return gram_family(method, v, r);
     }
     return failure(TsqrStatus::rank_deficient, -1, "unknown method");
 }
