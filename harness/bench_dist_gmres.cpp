@@ -6,12 +6,10 @@
 #include "harness/study_context.hpp"
 #include "models/gmres_comm_model.hpp"
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>

@@ -48,7 +48,8 @@ struct DistRun {
 };
 
 /// The command line of a run: mpiexec -n P kbench dist gmres
-/// --set ... --json <json_file> [--solution <json_file>.x]. Pure function (for tests).
+/// --set ... --json <json_file> [--matrix-dir, --rows-per-rank, --solution <json_file>.x,
+/// --partition-cache, --no-detailed as `r` asks]. Pure function.
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,
                                       int repetitions, const std::string& json_file);

@@ -39,9 +39,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <iostream>
-#include <memory>
-#include <optional>
 
 namespace kbench::harness {
 namespace {

@@ -1,5 +1,6 @@
 // The study registry (with the studies of KBENCH_STUDY_SOURCES linked in), the catalogue, the
 // run order and the needs check. No GPU needed.
+#include "harness/bench_dist_gmres.hpp"
 #include "harness/bench_spike.hpp"
 #include "harness/catalogue.hpp"
 #include "harness/study.hpp"
@@ -275,4 +276,27 @@ TEST(Li2012, BudgetSkipsWhatWouldExceedIt)
               "predicted 21 s exceeds the point budget of 20 s");
     EXPECT_EQ(kh::li2012::budget_skip_reason(10.0, 40.0, 20.0, 45.0),
               "the series budget of 45 s would be exceeded (40 s used, 10 s predicted)");
+}
+
+TEST(Zianekhodja2014, DistCommandCarriesTheRunsOptions)
+{
+    kh::MatrixSource source;
+    source.set = "zianekhodja2014-fiveband";
+    source.matrix_dir = "/m";
+    kh::DistRun r{"fv1_fiveband_8M", 4, "gpu", "nccl", "hypergraph", "bandwidth"};
+    r.partition_cache = "/tmp/parts";
+    r.detailed = false;
+    using argv = std::vector<std::string>;
+    EXPECT_EQ(kh::dist_command("mpiexec", "kbench", source, r, 3, "/tmp/x.json"),
+              (argv{"mpiexec", "-n", "4", "kbench", "dist", "gmres", "--set",
+                    "zianekhodja2014-fiveband", "--matrix", "fv1_fiveband_8M", "--device", "gpu",
+                    "--transport", "nccl", "--partition", "hypergraph", "--scheme", "bandwidth",
+                    "--repetitions", "3", "--json", "/tmp/x.json", "--matrix-dir", "/m",
+                    "--partition-cache", "/tmp/parts", "--no-detailed"}));
+    kh::DistRun weak{"w", 2, "cpu"};
+    weak.rows_per_rank = 5000000;
+    weak.write_solution = true;
+    const argv a = kh::dist_command("mpiexec", "kbench", kh::MatrixSource{}, weak, 1, "o.json");
+    EXPECT_NE(std::find(a.begin(), a.end(), "5000000"), a.end());
+    EXPECT_EQ(a.back(), "o.json.x");
 }
