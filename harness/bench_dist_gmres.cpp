@@ -10,12 +10,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 namespace kbench::harness {
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -72,14 +70,13 @@ json model_entry(const json& e, const MachineProfile* machine)
 }
 
 /// Launches one run and returns its entry (the worker's object plus name, item, variant).
-json launch(const StudyRun& run, const std::string& item, const DistRun& r, const fs::path& dir,
+json launch(const StudyRun& run, const std::string& item, const DistRun& r, const ScratchDir& dir,
             std::vector<double>* solution = nullptr)
 {
     const std::string name = fmt::format("{}/{}/{}/{}{}/P={}", item, r.matrix, variant(r),
                                          r.device, r.device == "gpu" ? "/" + r.transport : "",
                                          r.ranks);
-    const std::string file = (dir / (std::to_string(std::hash<std::string>{}(name)) + ".json"))
-                                 .string();
+    const std::string file = dir.file_for(name);
     const auto argv = dist_command(mpi_launcher(), self_executable(), run.source, r,
                                    r.timed > 0 ? r.timed : timed_solves(run), file);
     std::cerr << "kbench: " << name << "\n";
@@ -168,8 +165,8 @@ json run_dist_table2(const StudyRun& run)
         DistRun gpu{entry.name, gpus, "gpu"};
         gpu.write_solution = true;
         std::vector<double> x_cpu, x_gpu;
-        json c = launch(run, "table2", cpu, dir.path, &x_cpu);
-        json g = launch(run, "table2", gpu, dir.path, &x_gpu);
+        json c = launch(run, "table2", cpu, dir, &x_cpu);
+        json g = launch(run, "table2", gpu, dir, &x_gpu);
         if (!g.contains("error") && !c.contains("error")) {
             g["delta"] = max_abs_diff(x_cpu, x_gpu);
             g["tau"] = c.at("seconds").get<double>() / g.at("seconds").get<double>();
@@ -201,13 +198,13 @@ json run_dist_schemes(const StudyRun& run)
             for (const auto& [partition, scheme] : variants) {
                 DistRun r{entry.name, gpus, "gpu", transport, partition, scheme};
                 r.partition_cache = (dir.path / ("parts-" + entry.name)).string();
-                json e = launch(run, item, r, dir.path);
+                json e = launch(run, item, r, dir);
                 if (first.is_null() && e.contains("n")) first = e;
                 doc["benchmarks"].push_back(std::move(e));
             }
         }
         DistRun cpu{entry.name, cpu_ranks(), "cpu"};
-        doc["benchmarks"].push_back(launch(run, item, cpu, dir.path));
+        doc["benchmarks"].push_back(launch(run, item, cpu, dir));
         note_matrix(doc, entry, first.is_null() ? json::object() : first);
     }
     return doc;
@@ -234,10 +231,8 @@ json run_dist_weak_scaling(const StudyRun& run)
     doc["context"]["kbench"]["parameters"]["rows_per_rank"] = weak_rows_per_rank;
     ScratchDir dir;
     const MatrixEntry& entry = set.matrices.front();
-    std::vector<int> counts;
-    for (int p = 1; p <= std::max(1, gpu_count()); p *= 2) counts.push_back(p);
     json first;
-    for (const int p : counts) {
+    for (const int p : gpu_rank_counts()) {
         const std::string cache = (dir.path / fmt::format("parts-{}-P{}", entry.name, p)).string();
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const std::string partition : {"natural", "hypergraph"}) {
@@ -245,7 +240,7 @@ json run_dist_weak_scaling(const StudyRun& run)
                     DistRun r{entry.name, p, "gpu", transport, partition, scheme};
                     r.rows_per_rank = weak_rows_per_rank;
                     r.partition_cache = cache;
-                    json e = launch(run, "fig9", r, dir.path);
+                    json e = launch(run, "fig9", r, dir);
                     if (first.is_null() && e.contains("n")) first = e;
                     doc["benchmarks"].push_back(std::move(e));
                 }
@@ -255,7 +250,7 @@ json run_dist_weak_scaling(const StudyRun& run)
         cpu.rows_per_rank = weak_rows_per_rank;
         cpu.timed = 1;
         cpu.detailed = false;
-        doc["benchmarks"].push_back(launch(run, "fig9", cpu, dir.path));
+        doc["benchmarks"].push_back(launch(run, "fig9", cpu, dir));
     }
     note_matrix(doc, entry, first.is_null() ? json::object() : first);
     return doc;

@@ -11,11 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 
 namespace kbench::harness {
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -178,8 +176,7 @@ json run_mpk_time(const StudyRun& run)
         load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     const int repetitions = std::min(run.options.repetitions, 10);
-    std::vector<int> counts;
-    for (int p = 1; p <= std::max(1, gpu_count()); p *= 2) counts.push_back(p);
+    const std::vector<int> counts = gpu_rank_counts();
     json& k = doc["context"]["kbench"];
     k["parameters"] = {{"vectors", fig8_vectors}, {"steps", fig8_steps},
                        {"basis", "monomial"}, {"partition", "natural"},
@@ -205,9 +202,7 @@ json run_mpk_time(const StudyRun& run)
                 DistMpkRun r{entry.name, p, "gpu", transport, "natural", fig8_steps,
                              fig8_vectors};
                 const std::string name = fmt::format("fig8/{}/P={}/{}", entry.name, p, transport);
-                const std::string file =
-                    (dir.path / (std::to_string(std::hash<std::string>{}(name)) + ".json"))
-                        .string();
+                const std::string file = dir.file_for(name);
                 std::cerr << "kbench: " << name << "\n";
                 json e = run_mpi_worker(dist_mpk_command(mpi_launcher(), self_executable(),
                                                          run.source, r, repetitions, file),

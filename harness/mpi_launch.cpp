@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -39,6 +40,13 @@ int gpu_count()
     return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+std::vector<int> gpu_rank_counts()
+{
+    std::vector<int> counts;
+    for (int p = 1; p <= std::max(1, gpu_count()); p *= 2) counts.push_back(p);
+    return counts;
+}
+
 int cpu_ranks()
 {
     // Distinct (physical id, core id) pairs of /proc/cpuinfo: cores, not hardware threads (an
@@ -65,6 +73,11 @@ ScratchDir::ScratchDir()
         throw std::runtime_error("cannot create a scratch directory under " +
                                  fs::temp_directory_path().string());
     path = tmpl;
+}
+
+std::string ScratchDir::file_for(const std::string& name) const
+{
+    return (path / (std::to_string(std::hash<std::string>{}(name)) + ".json")).string();
 }
 
 ScratchDir::~ScratchDir()

@@ -21,6 +21,9 @@ std::string self_executable();
 /// CUDA devices visible to this process (0 without a usable GPU).
 int gpu_count();
 
+/// Rank counts of a GPU scaling run: 1, 2, 4, ... up to gpu_count() ({1} without a GPU).
+std::vector<int> gpu_rank_counts();
+
 /// Physical cores of this machine (distinct core ids of /proc/cpuinfo; hardware threads when it
 /// cannot be read), >= 1: the CPU ranks of a "one rank per core" run.
 int cpu_ranks();
@@ -31,6 +34,8 @@ struct ScratchDir {
     std::filesystem::path path;
     ScratchDir();
     ~ScratchDir();
+    /// Where a worker of the run named `name` writes its JSON: <path>/<hash of name>.json.
+    std::string file_for(const std::string& name) const;
     ScratchDir(const ScratchDir&) = delete;
     ScratchDir& operator=(const ScratchDir&) = delete;
 };
