@@ -40,6 +40,23 @@ def with_successors(doc: Dict[str, Any]) -> Dict[str, Any]:
     return doc
 
 
+def with_multi_gpu(doc: Dict[str, Any]) -> Dict[str, Any]:
+    """doc plus matA's rows on 2 GPUs over NCCL (GMRES CGS2 at 6 ms per restart, CA-GMRES(15,
+    30) CholQR at 3 ms: speedup 2.00; the other rows as on 1 GPU) and a failed 2-GPU
+    host-staged worker of matB."""
+    doc = copy.deepcopy(doc)
+    rows = doc["benchmarks"]
+    times = {"fig14/matA/gmres/cgs2": (0.006, 1.0),
+             "fig14/matA/ca_gmres/s=15/monomial/cholqr": (0.003, 2.0)}
+    for e in [r for r in rows if r.get("figure") == "fig14" and r.get("matrix") == "matA"]:
+        t, sp = times.get(e["name"], (e.get("per_restart_seconds"), e.get("speedup")))
+        rows.append(dict(e, name=e["name"].replace("matA/", "matA/P=2/nccl/"), gpus=2,
+                         transport="nccl", per_restart_seconds=t, speedup=sp))
+    rows.append({"name": "fig14/matB/P=2/host_staged", "figure": "fig14", "matrix": "matB",
+                 "gpus": 2, "transport": "host_staged", "error": "mpiexec: no GPU on rank 1"})
+    return doc
+
+
 class CaGmresRenderTest(RenderTestCase):
     def setUp(self) -> None:
         super().setUp()
@@ -101,6 +118,27 @@ class CaGmresRenderTest(RenderTestCase):
     def test_fig15_normalized(self):
         md = self.render(self.ca, "yamazaki2014/fig15")
         rows = [line for line in md.splitlines() if line.startswith("| matA | CA-GMRES(15, 30) cholqr |")]
+        self.assertEqual(rows[0].strip("|").split("|")[2].strip(), "0.500")
+
+    def test_fig14_on_several_gpus(self):
+        md = self.render(with_multi_gpu(self.ca), "yamazaki2014/fig14")
+        # The one-GPU sections read the one-GPU rows only.
+        self.assertEqual(table_row(section(md, "### matA"), "GMRES(30) CGS2")[5], "10.0")
+        two = section(md, "### 2 GPUs, NCCL")
+        self.assertEqual(table_row(two, "GMRES(30) CGS2")[5:7], ["6.00", "1.00"])
+        self.assertIn("- matA: CA-GMRES(15, 30) cholqr at 3.00 ms per restart, speedup 2.00 over "
+                      "GMRES CGS2; target >= 1.5: met", two)
+        failed = section(md, "### 2 GPUs, host-staged MPI")
+        self.assertIn("- matB: the worker failed: mpiexec: no GPU on rank 1", failed)
+        scaling = section(md, "### Scaling")
+        cells = [[c.strip() for c in line.strip("|").split("|")]
+                 for line in scaling.splitlines() if line.startswith("| matA |")]
+        self.assertEqual(cells, [
+            ["matA", "1 GPU", "10.0", "CA-GMRES(15, 30) cholqr", "5.00", "2.00"],
+            ["matA", "2 GPUs, NCCL", "6.00", "CA-GMRES(15, 30) cholqr", "3.00", "2.00"]])
+        fig15 = self.render(with_multi_gpu(self.ca), "yamazaki2014/fig15", "f15")
+        rows = [line for line in section(fig15, "### 2 GPUs, NCCL").splitlines()
+                if line.startswith("| matA | CA-GMRES(15, 30) cholqr |")]
         self.assertEqual(rows[0].strip("|").split("|")[2].strip(), "0.500")
 
     def test_fig13_errors(self):

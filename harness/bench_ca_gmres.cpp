@@ -2,6 +2,9 @@
 // harness/bench_ca_gmres.hpp).
 #include "harness/bench_ca_gmres.hpp"
 
+#include "harness/ca_gmres_rows.hpp"
+#include "harness/mpi_launch.hpp"
+
 #include "harness/progress.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study_context.hpp"
@@ -19,9 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <complex>
+#include <iostream>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,40 +35,11 @@ using json = nlohmann::json;
 namespace sv = kbench::solvers;
 using ortho::TsqrMethod;
 
-constexpr double tolerance = 1e-4;      // yamazaki2014 Sec. VI: initial residual reduced by 1e4
-constexpr std::uint64_t rhs_seed = 2014;
-constexpr int restart_cap = 10;         // cycles per solve at most (fig14: times per cycle)
+using fig14::CaConfig;
+using fig14::PaperSetup;
+using fig14::finite_or_null;
+
 constexpr int error_restart_cap = 2;    // cycles per fig13 solve (host error computations)
-
-/// The restart length m and step size s yamazaki2014 Fig. 14 used for each paper matrix (the
-/// best m of 30..180 on one GPU; s = 15), found from the stand-in's "stands_for" text.
-struct PaperSetup {
-    std::string matrix;  // paper matrix name; empty: none recognised
-    int m = 30;
-    int s = 15;
-};
-
-PaperSetup paper_setup(const std::string& stands_for)
-{
-    for (const PaperSetup& p : {PaperSetup{"cant", 60, 15}, PaperSetup{"G3_circuit", 30, 15},
-                                PaperSetup{"dielFilterV2real", 180, 15},
-                                PaperSetup{"nlpkkt120", 120, 10}})
-        if (stands_for.rfind(p.matrix, 0) == 0) return p;
-    return {};
-}
-
-/// b of the balanced system D_r A D_c y = D_r b: uniform [-1, 1) values (fixed seed) times the
-/// row scales D_r of the balancing.
-std::vector<double> balanced_rhs(const std::vector<double>& row_scale)
-{
-    std::mt19937_64 gen(rhs_seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<double> b(row_scale.size());
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = u(gen) * row_scale[i];
-    return b;
-}
-
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 /// The balanced system on the device: its SpMV operator, b and x.
 struct System {
@@ -102,46 +75,20 @@ R timed(System& sys, int reps, F&& solve, double& seconds)
     return r;
 }
 
-json base_entry(const std::string& figure, const std::string& matrix, const PaperSetup& p,
-                const Csr<double>& a)
+/// The fields every fig14 entry has besides its row's: name (prefixed "fig14/<matrix>/" and,
+/// on several GPUs, "P=<gpus>/<transport>/"), figure, matrix, paper matrix, n, nnz, gpus.
+void add_base(json& row, const std::string& matrix, const PaperSetup& p, const Csr<double>& a,
+              int gpus = 1, const std::string& transport = "")
 {
-    return {{"figure", figure},
-            {"matrix", matrix},
-            {"paper_matrix", p.matrix.empty() ? json(nullptr) : json(p.matrix)},
-            {"n", a.num_rows},
-            {"nnz", a.nnz()},
-            {"gpus", 1}};
-}
-
-/// Per-restart scale: a cycle is m steps; iterations may end inside the last cycle.
-double per_cycle(double seconds, int iterations, int m)
-{
-    return iterations > 0 ? seconds * m / iterations : std::numeric_limits<double>::quiet_NaN();
-}
-
-double phase(const std::vector<sv::PhaseTime>& phases, const char* name)
-{
-    double s = 0.0;
-    for (const auto& p : phases)
-        if (p.name == name) s += p.seconds;
-    return s;
-}
-
-struct CaConfig {
-    int s;
-    TsqrMethod tsqr;
-    sv::CaBasis basis;
-    bool normalized;  // MPK vectors scaled to unit norm (kbench's Newton rows)
-};
-
-const char* orth_label(sv::ArnoldiOrth orth)
-{
-    switch (orth) {
-    case sv::ArnoldiOrth::cgs2: return "CGS2";
-    case sv::ArnoldiOrth::mgs: return "MGS";
-    case sv::ArnoldiOrth::cgs2_lowsync: return "CGS2 low-sync";
-    }
-    return "?";
+    const std::string where = gpus > 1 ? fmt::format("P={}/{}/", gpus, transport) : "";
+    row["name"] = fmt::format("fig14/{}/{}{}", matrix, where, row.value("name", std::string()));
+    row.update({{"figure", "fig14"},
+                {"matrix", matrix},
+                {"paper_matrix", p.matrix.empty() ? json(nullptr) : json(p.matrix)},
+                {"n", a.num_rows},
+                {"nnz", a.nnz()},
+                {"gpus", gpus}});
+    if (gpus > 1) row["transport"] = transport;
 }
 
 /// Runs CA-GMRES(c.s, m) with `borth` on the system, appends its fig14 entry to doc and returns
@@ -149,17 +96,7 @@ const char* orth_label(sv::ArnoldiOrth orth)
 double run_ca(System& sys, const MatrixEntry& entry, const PaperSetup& p, const Csr<double>& a,
               const CaConfig& c, sv::CaBorth borth, int reps, double gmres_cycle, json& doc)
 {
-    const int m = p.m;
-    sv::CaGmresOptions o;
-    o.s = c.s;
-    o.restart = m;
-    o.tolerance = tolerance;
-    o.max_iterations = m * restart_cap;
-    o.basis = c.basis;
-    o.normalize_basis = c.normalized;
-    o.tsqr = c.tsqr;
-    o.borth_passes = 2;
-    o.borth = borth;
+    sv::CaGmresOptions o = fig14::ca_options(c, p.m, borth);
     double seconds = 0.0;
     const sv::CaGmresResult r = timed<sv::CaGmresResult>(sys, reps, [&] {
         return sv::ca_gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
@@ -168,45 +105,10 @@ double run_ca(System& sys, const MatrixEntry& entry, const PaperSetup& p, const 
     sys.reset();
     const sv::CaGmresResult d =
         sv::ca_gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
-    const double per = d.iterations > 0 ? double(m) / d.iterations : 0.0;  // to one cycle
-    const double borth_s = phase(d.phases, "BOrth") * per, tsqr_s = phase(d.phases, "TSQR") * per;
-    const double cycle = per_cycle(seconds, r.iterations, m);
-    json ritz = nullptr;
-    if (r.shifts.size() >= 2) {
-        std::vector<double> mod;
-        for (const auto& z : r.shifts) mod.push_back(std::abs(z));
-        std::sort(mod.rbegin(), mod.rend());
-        ritz = {mod[0], mod[1]};
-    }
-    const std::string basis = sv::to_string(c.basis);
-    const std::string tname = ortho::to_string(c.tsqr);
-    const bool two = borth == sv::CaBorth::two_stage;
-    json e = base_entry("fig14", entry.name, p, a);
-    e.update({{"name", fmt::format("fig14/{}/ca_gmres/s={}/{}/{}{}", entry.name, c.s, basis,
-                                   tname, two ? "/two_stage" : "")},
-              {"method", "ca_gmres"},
-              {"label", fmt::format("CA-GMRES({}, {}) {}{}{}", c.s, m, tname,
-                                    c.basis == sv::CaBasis::newton ? " Newton" : "",
-                                    two ? " two-stage" : "")},
-              {"s", c.s},
-              {"restart", m},
-              {"orth", tname},
-              {"borth", sv::to_string(borth)},
-              {"basis", basis},
-              {"normalized", c.normalized},
-              {"status", sv::to_string(r.status)},
-              {"detail", r.detail},
-              {"iterations", r.iterations},
-              {"restarts", r.restarts},
-              {"seconds", seconds},
-              {"per_restart_seconds", finite_or_null(cycle)},
-              {"orth_seconds", borth_s + tsqr_s},
-              {"tsqr_seconds", tsqr_s},
-              {"spmv_seconds", phase(d.phases, "MPK") * per},
-              {"tsqr_fallbacks", r.tsqr_fallbacks},
-              {"first_gram_condition", finite_or_null(r.first_gram_condition)},
-              {"ritz_top", ritz},
-              {"speedup", finite_or_null(gmres_cycle / cycle)}});
+    json e = fig14::ca_row(p.m, c, borth, r, seconds, d);
+    add_base(e, entry.name, p, a);
+    const double cycle = fig14::per_cycle(seconds, r.iterations, p.m);
+    e["speedup"] = finite_or_null(gmres_cycle / cycle);
     doc["benchmarks"].push_back(std::move(e));
     return r.status == sv::SolveStatus::converged && std::isfinite(cycle)
                ? cycle
@@ -216,10 +118,10 @@ double run_ca(System& sys, const MatrixEntry& entry, const PaperSetup& p, const 
 void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions& options,
                 json& doc)
 {
-    const PaperSetup p = paper_setup(entry.stands_for);
+    const PaperSetup p = fig14::paper_setup(entry.stands_for);
     const int m = p.m;
     const sv::Balanced<double> bal = sv::balance(a);
-    System sys(bal.matrix, balanced_rhs(bal.row_scale));
+    System sys(bal.matrix, fig14::balanced_rhs(bal.row_scale));
     const int reps = std::max(1, std::min(options.repetitions, 2));
     const double spmv_seconds = time_events(
         [&](cudaStream_t s) { sys.op.apply(1.0, sys.b.data(), 0.0, sys.x.data(), s); },
@@ -228,48 +130,20 @@ void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions
     double gmres_cycle = std::numeric_limits<double>::quiet_NaN();
     for (sv::ArnoldiOrth orth :
          {sv::ArnoldiOrth::cgs2, sv::ArnoldiOrth::mgs, sv::ArnoldiOrth::cgs2_lowsync}) {
-        sv::GmresOptions o;
-        o.restart = m;
-        o.tolerance = tolerance;
-        o.max_iterations = m * restart_cap;
-        o.orth = orth;
+        const sv::GmresOptions o = fig14::gmres_options(m, orth);
         double seconds = 0.0;
         const sv::SolveResult r = timed<sv::SolveResult>(sys, reps, [&] {
             return sv::gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
         }, seconds);
-        json e = base_entry("fig14", entry.name, p, a);
-        const double cycle = per_cycle(seconds, r.iterations, m);
-        const std::string o_name = sv::to_string(orth);
-        e.update({{"name", fmt::format("fig14/{}/gmres/{}", entry.name, o_name)},
-                  {"method", "gmres"},
-                  {"label", fmt::format("GMRES({}) {}", m, orth_label(orth))},
-                  {"s", 1},
-                  {"restart", m},
-                  {"orth", o_name},
-                  {"borth", nullptr},
-                  {"basis", nullptr},
-                  {"normalized", nullptr},
-                  {"status", sv::to_string(r.status)},
-                  {"iterations", r.iterations},
-                  {"restarts", (r.iterations + m - 1) / m},
-                  {"seconds", seconds},
-                  {"per_restart_seconds", finite_or_null(cycle)},
-                  {"spmv_seconds", m * spmv_seconds},
-                  {"orth_seconds", finite_or_null(cycle - m * spmv_seconds)},
-                  {"tsqr_seconds", nullptr},
-                  {"tsqr_fallbacks", nullptr},
-                  {"first_gram_condition", nullptr},
-                  {"ritz_top", nullptr}});
+        json e = fig14::gmres_row(m, orth, r, seconds, m * spmv_seconds);
+        add_base(e, entry.name, p, a);
+        const double cycle = fig14::per_cycle(seconds, r.iterations, m);
         if (orth == sv::ArnoldiOrth::cgs2) gmres_cycle = cycle;
         e["speedup"] = finite_or_null(gmres_cycle / cycle);
         doc["benchmarks"].push_back(std::move(e));
     }
 
-    std::vector<CaConfig> configs{{1, TsqrMethod::cholqr2, sv::CaBasis::monomial, false}};
-    for (TsqrMethod t : {TsqrMethod::cgs2, TsqrMethod::cholqr, TsqrMethod::cholqr2,
-                         TsqrMethod::svqr, TsqrMethod::caqr})
-        configs.push_back({p.s, t, sv::CaBasis::monomial, false});
-    configs.push_back({p.s, TsqrMethod::cholqr2, sv::CaBasis::newton, true});
+    const std::vector<CaConfig> configs = fig14::ca_configs(p.s, false);
     // The two-stage row (Yamazaki et al. 2024) takes the basis and TSQR of the fastest
     // converged per-block row of s > 1 (kbench's Newton row when none converged).
     CaConfig best = configs.back();
@@ -283,6 +157,44 @@ void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions
         }
     }
     run_ca(sys, entry, p, a, best, sv::CaBorth::two_stage, reps, gmres_cycle, doc);
+}
+
+/// fig14 on P = 2, 4, ... GPUs (gpu_rank_counts beyond 1), both transports: one
+/// `kbench dist ca-gmres` worker per P and transport (harness/cli_dist_ca_gmres.cpp), its rows
+/// appended with the base fields, gpus = P and the transport; a failed worker leaves one entry
+/// with its "error".
+void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Csr<double>& a,
+                         ScratchDir& dir, json& doc)
+{
+    const PaperSetup p = fig14::paper_setup(entry.stands_for);
+    const int reps = std::max(1, std::min(run.options.repetitions, 2));
+    for (const int np : gpu_rank_counts()) {
+        if (np == 1) continue;
+        for (const std::string transport : {"host_staged", "nccl"}) {
+            const std::string name = fmt::format("fig14/{}/P={}/{}", entry.name, np, transport);
+            const std::string file = dir.file_for(name);
+            std::vector<std::string> argv = {
+                mpi_launcher(), "-n", std::to_string(np), self_executable(), "dist", "ca-gmres",
+                "--set", run.source.set, "--matrix", entry.name, "--device", "gpu",
+                "--transport", transport, "--restart", std::to_string(p.m), "--steps",
+                std::to_string(p.s), "--repetitions", std::to_string(reps), "--json", file};
+            if (!run.source.matrix_dir.empty())
+                argv.insert(argv.end(), {"--matrix-dir", run.source.matrix_dir});
+            std::cerr << "kbench: " << name << "\n";
+            const json worker = run_mpi_worker(argv, file);
+            if (worker.contains("error")) {
+                json e = {{"error", worker.at("error")}};
+                add_base(e, entry.name, p, a, np, transport);
+                doc["benchmarks"].push_back(std::move(e));
+                continue;
+            }
+            for (json row : worker.at("rows")) {
+                add_base(row, entry.name, p, a, np, transport);
+                row["partition"] = worker.at("partition");
+                doc["benchmarks"].push_back(std::move(row));
+            }
+        }
+    }
 }
 
 /// Mean, min and max of the finite values of `in` (null when there are none).
@@ -312,9 +224,9 @@ json run_ca_gmres_study(const StudyRun& run)
     const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     doc["context"]["kbench"]["yamazaki2014_ca_gmres"] = {
-        {"tolerance", tolerance},
-        {"restart_cap", restart_cap},
-        {"seed", rhs_seed},
+        {"tolerance", fig14::tolerance},
+        {"restart_cap", fig14::restart_cap},
+        {"seed", fig14::rhs_seed},
         {"notes",
          {"A balanced (rows, then columns, to unit 2-norm; yamazaki2014 Sec. VI); b uniform in "
           "[-1, 1) times the row scales, x0 = 0; converged at ||b - A x|| / ||b|| <= 1e-4",
@@ -333,7 +245,14 @@ json run_ca_gmres_study(const StudyRun& run)
           "al. 2022, Alg. 4), and CA-GMRES two-stage (Yamazaki, Higgins, Boman, Szyld, IPDPS "
           "2024): per block one fused Gram product and a Pythagorean CholQR, per panel of up to "
           "min(m, 64) columns BCGS2 and the TSQR, with the basis and TSQR of the fastest "
-          "converged per-block CA-GMRES row of s > 1"}}};
+          "converged per-block CA-GMRES row of s > 1",
+          "on P = 2, 4, ... GPUs (one MPI rank per GPU, natural row blocks, host-staged and NCCL "
+          "transports; harness/cli_dist_ca_gmres.cpp): the same system and rows on the "
+          "distributed layer, with the TSQRs that run on several ranks (the Gram-based: "
+          "CholQR, CholQR2, SVQR, shifted CholQR3, also as the fallback); GMRES SpMV = its "
+          "SpMV and halo phases; times are the slowest rank's"}}};
+    doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
+    ScratchDir dir;
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
@@ -341,6 +260,7 @@ json run_ca_gmres_study(const StudyRun& run)
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         progress.report(k, total, entry.name);
         run_matrix(entry, a, run.options, doc);
+        if (!mpi_launcher().empty()) run_matrix_on_ranks(run, entry, a, dir, doc);
     });
     return doc;
 }
@@ -356,7 +276,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
     first.matrices.resize(1);
     json doc = make_results_document(kbench_context(run.id, run.source, first, run.machine, false));
     doc["context"]["kbench"]["yamazaki2014_ca_gmres"] = {
-        {"tolerance", tolerance},
+        {"tolerance", fig14::tolerance},
         {"restart_cap", error_restart_cap},
         {"notes",
          {"every block's ||I - Q^T Q||_2 and ||V - Q R||_F / ||V||_F (V the block after BOrth) "
@@ -369,7 +289,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         const sv::Balanced<double> bal = sv::balance(a);
-        System sys(bal.matrix, balanced_rhs(bal.row_scale));
+        System sys(bal.matrix, fig14::balanced_rhs(bal.row_scale));
         const std::vector<TsqrMethod> methods{TsqrMethod::mgs,     TsqrMethod::cgs,
                                               TsqrMethod::cgs2,    TsqrMethod::cholqr,
                                               TsqrMethod::cholqr2, TsqrMethod::svqr,
@@ -382,7 +302,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
                 sv::CaGmresOptions o;
                 o.s = s;
                 o.restart = 30;
-                o.tolerance = tolerance;
+                o.tolerance = fig14::tolerance;
                 o.max_iterations = 30 * error_restart_cap;
                 o.basis = sv::CaBasis::monomial;
                 o.normalize_basis = false;

@@ -1,5 +1,5 @@
-// The CA-GMRES study of yamazaki2014 on one GPU: GMRES(m) against CA-GMRES(s, m) with each
-// TSQR, per restart cycle (Fig. 14, 15), the test matrices with the condition number of the
+// The CA-GMRES study of yamazaki2014 on one GPU and, over MPI, on several: GMRES(m) against
+// CA-GMRES(s, m) with each TSQR, per restart cycle (Fig. 14, 15), the test matrices with the
 // first communication-avoiding cycle's last Gram matrix (Fig. 12), and the TSQR errors inside
 // CA-GMRES(20, 30) and (30, 30) (Fig. 13). Double precision; A balanced as yamazaki2014 Sec. VI
 // does (rows, then columns, to unit 2-norm); b uniform in [-1, 1) (fixed seed), x0 = 0; converged
@@ -18,7 +18,11 @@
 //   BOrth + TSQR, SpMV = MPK; GMRES: SpMV = m x the measured SpMV time, Orth = the rest),
 //   "tsqr_fallbacks", "first_gram_condition", "ritz_top" ([|theta_1|, |theta_2|], the two
 //   largest Ritz values in modulus of the first cycle, Newton runs), "speedup" (per restart over
-//   GMRES(m) CGS2), "gpus": 1}.
+//   GMRES(m) CGS2 of the same GPUs and transport), "gpus" (1; P on several GPUs), and on
+//   several GPUs "transport" ("host_staged" | "nccl") and "partition"; names
+//   "fig14/<matrix>/P=<P>/<transport>/<method>/..." there. A failed multi-GPU worker leaves
+//   one entry {"name": "fig14/<matrix>/P=<P>/<transport>", "figure", "matrix", "gpus",
+//   "transport", "error"}.
 // yamazaki2014/fig13 entries: {"name": "fig13/<matrix>/s=<s>/<tsqr>", "figure": "fig13",
 //   "matrix", "s", "restart", "tsqr", "status", "restarts", "blocks", "fallbacks",
 //   "orthogonality" {"mean", "min", "max"} (||I - Q^T Q||_2 of each block's new vectors),

@@ -23,5 +23,7 @@ void add_solve_command(CLI::App& app);
 void add_dist_command(CLI::App& app);
 /// `kbench dist mpk` (cli_dist_mpk.cpp), added under `dist` by add_dist_command.
 void add_dist_mpk_subcommand(CLI::App* dist);
+/// `kbench dist ca-gmres` (cli_dist_ca_gmres.cpp), added under `dist` by add_dist_command.
+void add_dist_ca_gmres_subcommand(CLI::App* dist);
 
 }  // namespace kbench::harness

@@ -203,12 +203,14 @@ void add_dist_command(CLI::App& app)
     a->gmres.max_iterations = 500;
     a->gmres.orth = solvers::ArnoldiOrth::mgs;
     auto* dist_cmd = app.add_subcommand(
-        "dist", "Distributed solvers over MPI (launch with mpirun -np P; subcommand: gmres)");
+        "dist", "Distributed solvers over MPI (launch with mpirun -np P; subcommands: gmres, "
+                "mpk, ca-gmres)");
     dist_cmd->require_subcommand(1);
     auto* sub = dist_cmd->add_subcommand(
         "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
                  "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
     add_dist_mpk_subcommand(dist_cmd);
+    add_dist_ca_gmres_subcommand(dist_cmd);
     sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
         ->required();
     sub->add_option("--matrix", a->matrix, "the entry of the set to solve")->required();

@@ -81,21 +81,6 @@ struct MpkArgs {
     bool link = true;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Every rank's value, on every rank ([d]).
-template <typename T>
-std::vector<T> per_rank(const dist::Communicator& comm, T value)
-{
-    std::vector<T> v(static_cast<std::size_t>(comm.size()), T(0));
-    v[static_cast<std::size_t>(comm.rank())] = value;
-    comm.allreduce_sum(v.data(), comm.size());
-    return v;
-}
-
 /// The calls of a sweep of m vectors in calls of at most s steps: floor(m / s) of s, then one
 /// of m mod s when it is not 0.
 std::vector<int> call_lengths(int m, int s)
@@ -154,14 +139,6 @@ double max_rel_error(const dist::Communicator& comm, const std::vector<double>& 
     return worst;
 }
 
-std::vector<int> partition_of(const Csr<double>& a, const std::string& how, int parts)
-{
-    if (how == "natural") return block_partition(a.num_rows, parts);
-    if (how == "kway") return kway_partition(a, parts, 1);  // throws without METIS
-    throw std::invalid_argument(
-        fmt::format("--partition: '{}', expected natural or kway", how));
-}
-
 json run(const dist::Communicator& comm, const MpkArgs& o)
 {
     const MatrixEntry entry = find_matrix_entry(o.source, o.matrix);
@@ -189,7 +166,7 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
     // The problem: the whole matrix on every rank, its partition and s = 1 distribution.
     auto t0 = std::chrono::steady_clock::now();
     const Csr<double> a = build_matrix(entry);
-    const std::vector<int> part = partition_of(a, o.partition, np);
+    const std::vector<int> part = worker_partition(a, o.partition, np);
     const dist::LocalMatrix<double> local1 = dist::distribute(comm, a, part, np);
     const dist::RowDistribution distribution = dist::row_distribution(a.num_rows, part, np);
     const HaloPlan halo1 = halo_plan(a, part, np, 1);

@@ -3,6 +3,8 @@
 
 #include "harness/results_json.hpp"
 #include "kernels/base/cuda_check.hpp"
+#include "matrices/reorder.hpp"
+#include "matrices/row_partition.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -23,6 +25,19 @@ MatrixEntry find_matrix_entry(const MatrixSource& source, const std::string& nam
         throw std::invalid_argument(
             fmt::format("--matrix: '{}' is not in matrix set '{}'", name, set.name));
     return *entry;
+}
+
+std::vector<int> worker_partition(const Csr<double>& a, const std::string& how, int parts)
+{
+    if (how == "natural") return block_partition(a.num_rows, parts);
+    if (how == "kway") return kway_partition(a, parts, 1);  // throws without METIS
+    throw std::invalid_argument(
+        fmt::format("--partition: '{}', expected natural or kway", how));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,

@@ -10,9 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "matrices/csr.hpp"
+
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kbench::harness {
 
@@ -33,6 +37,25 @@ struct WorkerDevice {
 /// "--transport", and as select_device and NcclCommunicator.
 WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,
                                 const std::string& transport);
+
+/// The rows' parts for a worker's --partition: "natural" (contiguous blocks,
+/// matrices/row_partition.hpp block_partition) or "kway" (METIS, matrices/reorder.hpp
+/// kway_partition). part[i] in [0, parts). Throws std::invalid_argument naming "--partition"
+/// for another name, and std::runtime_error for kway without METIS.
+std::vector<int> worker_partition(const Csr<double>& a, const std::string& how, int parts);
+
+/// Seconds (steady clock) since t0.
+double seconds_since(std::chrono::steady_clock::time_point t0);
+
+/// Every rank's value, on every rank (entry d: rank d's). Collective.
+template <typename T>
+std::vector<T> per_rank(const dist::Communicator& comm, T value)
+{
+    std::vector<T> v(static_cast<std::size_t>(comm.size()), T(0));
+    v[static_cast<std::size_t>(comm.rank())] = value;
+    comm.allreduce_sum(v.data(), comm.size());
+    return v;
+}
 
 /// Initializes MPI, runs body(world) on every rank and has rank 0 write the object it returns
 /// to json_file (stdout when empty). When body throws on a rank, that rank prints

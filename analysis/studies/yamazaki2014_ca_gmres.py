@@ -1,4 +1,4 @@
-"""yamazaki2014 CA-GMRES study on one GPU (yamazaki2014 Sec. VI, Figs. 12-15).
+"""yamazaki2014 CA-GMRES study on one GPU and several (yamazaki2014 Sec. VI, Figs. 12-15).
 
   yamazaki2014/fig12  the test matrices (stand-ins): n, nnz/n, the two largest Ritz values of the
                       first cycle and kappa of the last Gram matrix of the first CA-GMRES restart.
@@ -13,6 +13,9 @@
                       of the same basis and TSQR.
   yamazaki2014/fig15  time per restart normalized to GMRES(m) CGS2, per matrix.
 
+Rows of runs on several GPUs ("gpus" > 1, with their "transport") get their own sections after
+the one-GPU ones, and a scaling table of GMRES CGS2 and the best CA-GMRES per configuration.
+
 fig12 and fig15 are rendered from fig14's entries (same runs). The schemas are in
 harness/bench_ca_gmres.hpp. Missing values render as "n/a".
 """
@@ -20,7 +23,7 @@ harness/bench_ca_gmres.hpp. Missing values render as "n/a".
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import kbench_results
 from report import (NA, fmt, fmt_int, gpu_title, header_block, markdown_table, missing,
@@ -32,10 +35,33 @@ TSQR_LABELS = {"mgs": "MGS", "cgs": "CGS", "cgs2": "CGS2", "cholqr": "CholQR",
 # yamazaki2014 Fig. 14 on one M2090: best CA-GMRES speedup over GMRES per restart.
 PAPER_SPEEDUP_1GPU = {"cant": 1.40, "G3_circuit": 2.03, "dielFilterV2real": 1.61}
 TARGET_SPEEDUP = 1.5  # issue 10: CA-GMRES >= 1.5x GMRES per restart with the best TSQR
+TRANSPORT_LABELS = {"host_staged": "host-staged MPI", "nccl": "NCCL"}
 
 
 def entries(res: kbench_results.Results, figure: str) -> List[Dict[str, Any]]:
     return [e for e in res.entries if e.get("figure") == figure]
+
+
+def gpus(e: Dict[str, Any]) -> int:
+    g = e.get("gpus")
+    return int(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else 1
+
+
+def one_gpu(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    return [e for e in rows if gpus(e) == 1]
+
+
+def rank_groups(rows: List[Dict[str, Any]]) -> List[Tuple[int, str]]:
+    """(GPUs, transport) of the multi-GPU runs, in order of GPUs then transport."""
+    return sorted({(gpus(e), str(e.get("transport", ""))) for e in rows if gpus(e) > 1})
+
+
+def in_group(rows: List[Dict[str, Any]], g: Tuple[int, str]) -> List[Dict[str, Any]]:
+    return [e for e in rows if (gpus(e), str(e.get("transport", ""))) == g]
+
+
+def group_title(g: Tuple[int, str]) -> str:
+    return f"{g[0]} GPUs, {TRANSPORT_LABELS.get(g[1], g[1])}"
 
 
 def num(e: Optional[Dict[str, Any]], key: str) -> float:
@@ -142,8 +168,79 @@ def fig14_table(rows: List[Dict[str, Any]], matrix: str) -> str:
     return markdown_table(headers, body)
 
 
+def best_block(rows: List[Dict[str, Any]], paper: bool) -> str:
+    """Per matrix the fastest CA-GMRES row of s > 1, its speedup over GMRES CGS2 against the
+    target (and, paper=True, against yamazaki2014's one-GPU speedup)."""
+    text = ""
+    for m in matrices(rows):
+        b = best_ca(rows, m)
+        if b is None:
+            text += f"- {m}: {NA}\n"
+            continue
+        sp = num(b, "speedup")
+        verdict = "met" if sp >= TARGET_SPEEDUP else "not met"
+        ref = ""
+        if paper:
+            ref = (f" (yamazaki2014, 1 GPU: "
+                   f"{fmt(PAPER_SPEEDUP_1GPU.get(b.get('paper_matrix') or '', math.nan))})")
+        text += (f"- {m}: {b.get('label')} at {ms(b, 'per_restart_seconds')} ms per restart, "
+                 f"speedup {fmt(sp)} over GMRES CGS2{ref}; target >= {TARGET_SPEEDUP}: "
+                 f"{verdict}\n")
+    return text
+
+
+def errors_block(rows: List[Dict[str, Any]]) -> str:
+    return "".join(f"- {e.get('matrix', NA)}: the worker failed: {e.get('error')}\n"
+                   for e in rows if "error" in e)
+
+
+def scaling_table(rows: List[Dict[str, Any]]) -> str:
+    """Per matrix and configuration (1 GPU, then each GPU count and transport): GMRES CGS2's
+    and the best CA-GMRES's time per restart and the speedup."""
+    body = []
+    for m in matrices(rows):
+        configs = [((1, ""), one_gpu(rows))] + [(g, in_group(rows, g))
+                                                 for g in rank_groups(rows)]
+        for g, mine in configs:
+            ref, b = gmres_reference(mine, m), best_ca(mine, m)
+            if ref is None and b is None:
+                continue
+            body.append([m, "1 GPU" if g[0] == 1 else group_title(g),
+                         ms(ref, "per_restart_seconds") if ref else NA,
+                         (b.get("label", NA) if b else NA),
+                         ms(b, "per_restart_seconds") if b else NA,
+                         fmt(num(b, "speedup"))])
+    return markdown_table(["matrix", "GPUs", "GMRES CGS2 (ms/restart)", "best CA-GMRES",
+                           "CA-GMRES (ms/restart)", "speedup"], body)
+
+
+def multi_gpu_block(rows: List[Dict[str, Any]]) -> str:
+    """The sections of the runs on several GPUs (empty when there are none)."""
+    groups = rank_groups(rows)
+    if not groups:
+        return ""
+    text = "\n## On several GPUs (one MPI rank per GPU)\n"
+    for g in groups:
+        mine = [e for e in in_group(rows, g) if "error" not in e]
+        text += f"\n### {group_title(g)}\n"
+        for m in matrices(mine):
+            first = next(e for e in mine if e.get("matrix") == m)
+            text += f"\n#### {m} (m = {fmt_int(first.get('restart'))})\n\n"
+            text += fig14_table(mine, m)
+        if mine:
+            text += (f"\nBest CA-GMRES per matrix, {group_title(g)}:\n\n"
+                     + best_block(mine, False))
+        else:
+            text += "\n"
+        text += errors_block(in_group(rows, g))
+    text += "\n### Scaling: GMRES CGS2 and the best CA-GMRES per restart\n\n"
+    text += scaling_table([e for e in rows if "error" not in e])
+    return text
+
+
 def render_fig14(res: kbench_results.Results, out_dir: str) -> List[str]:
-    rows = entries(res, "fig14")
+    all_rows = entries(res, "fig14")
+    rows = one_gpu(all_rows)
     text = header_block(res.context, f"yamazaki2014 Fig. 14: CA-GMRES vs GMRES on "
                                      f"{gpu_title(res.context)} (1 GPU)")
     text += notes_block(res)
@@ -155,19 +252,10 @@ def render_fig14(res: kbench_results.Results, out_dir: str) -> List[str]:
                  f"{fmt_int(first.get('n'))}, m = {fmt_int(first.get('restart'))})\n\n")
         text += fig14_table(rows, m)
     text += "\n### Best CA-GMRES per matrix\n\n"
-    for m in matrices(rows):
-        b = best_ca(rows, m)
-        if b is None:
-            text += f"- {m}: {NA}\n"
-            continue
-        paper = PAPER_SPEEDUP_1GPU.get(b.get("paper_matrix") or "", math.nan)
-        sp = num(b, "speedup")
-        verdict = "met" if sp >= TARGET_SPEEDUP else "not met"
-        text += (f"- {m}: {b.get('label')} at {ms(b, 'per_restart_seconds')} ms per restart, "
-                 f"speedup {fmt(sp)} over GMRES CGS2 (yamazaki2014, 1 GPU: {fmt(paper)}); "
-                 f"target >= {TARGET_SPEEDUP}: {verdict}\n")
+    text += best_block(rows, True)
     text += "\n### Successors of the paper's methods\n\n"
     text += successors_block(rows)
+    text += multi_gpu_block(all_rows)
 
     def make_figure():
         ms_list = matrices(rows)
@@ -202,7 +290,7 @@ def render_fig14(res: kbench_results.Results, out_dir: str) -> List[str]:
 
 
 def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
-    rows = entries(res, "fig14")
+    rows = one_gpu(entries(res, "fig14"))
     text = header_block(res.context, f"yamazaki2014 Fig. 12: test matrices on "
                                      f"{gpu_title(res.context)}")
     text += ("\nkappa(B): condition number of the last Gram matrix of the first CA-GMRES restart "
@@ -248,19 +336,26 @@ def render_fig12(res: kbench_results.Results, out_dir: str) -> List[str]:
     return write_outputs(out_dir, text, make_figure)
 
 
-def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
-    rows = entries(res, "fig14")
-    text = header_block(res.context, f"yamazaki2014 Fig. 15: time per restart normalized to "
-                                     f"GMRES on {gpu_title(res.context)} (1 GPU)")
+def normalized_table(rows: List[Dict[str, Any]]) -> str:
     body = []
     for m in matrices(rows):
         base = num(gmres_reference(rows, m), "per_restart_seconds")
-        for e in (r for r in rows if r.get("matrix") == m):
+        for e in (r for r in rows if r.get("matrix") == m and "error" not in r):
             body.append([m, e.get("label", NA) + status_note(e),
                          fmt(num(e, "per_restart_seconds") / base),
                          fmt(num(e, "spmv_seconds") / base), fmt(num(e, "orth_seconds") / base)])
+    return markdown_table(["matrix", "method", "total", "SpMV/MPK", "Orth"], body)
+
+
+def render_fig15(res: kbench_results.Results, out_dir: str) -> List[str]:
+    all_rows = entries(res, "fig14")
+    rows = one_gpu(all_rows)
+    text = header_block(res.context, f"yamazaki2014 Fig. 15: time per restart normalized to "
+                                     f"GMRES on {gpu_title(res.context)} (1 GPU)")
     text += "\nTimes per restart over GMRES(m) CGS2's total per restart (below 1: faster).\n\n"
-    text += markdown_table(["matrix", "method", "total", "SpMV/MPK", "Orth"], body)
+    text += normalized_table(rows)
+    for g in rank_groups(all_rows):
+        text += f"\n### {group_title(g)}\n\n" + normalized_table(in_group(all_rows, g))
 
     def make_figure():
         fig, ax = new_figure(1, 1, figsize=(9, 5))

@@ -1,6 +1,6 @@
-// yamazaki2014 CA-GMRES on one GPU: GMRES(m) vs CA-GMRES(s, m) per restart cycle with each
-// TSQR (fig14, fig15), the test matrices with the first Gram matrix's condition number (fig12)
-// and the TSQR errors inside CA-GMRES (fig13). Runners: harness/bench_ca_gmres.hpp.
+// yamazaki2014 CA-GMRES on one GPU and, with MPI, on 2, 4, ... GPUs: GMRES(m) vs CA-GMRES(s, m)
+// per restart cycle with each TSQR (fig14, fig15), the test matrices with the first Gram
+// matrix's condition number (fig12) and the TSQR errors inside CA-GMRES (fig13). Runners: harness/bench_ca_gmres.hpp.
 #include "harness/bench_ca_gmres.hpp"
 #include "harness/study.hpp"
 
@@ -10,7 +10,8 @@ namespace {
 const StudyRegistrar registrar{
     {"yamazaki2014/fig14",
      "yamazaki2014 Fig. 14: GMRES(m) (MGS, CGS2) vs CA-GMRES(1, m) and (15, m) with each TSQR: "
-     "restarts, time per restart split into Orth, TSQR and SpMV/MPK, speedup (one GPU)",
+     "restarts, time per restart split into Orth, TSQR and SpMV/MPK, speedup; one GPU and, "
+     "with MPI, 2, 4, ... GPUs over host-staged MPI and NCCL",
      "yamazaki2014", StudyNeeds{1, false, false}, "", run_ca_gmres_study},
     {"yamazaki2014/fig12",
      "yamazaki2014 Fig. 12: the test matrices (stand-ins), n, nnz/n, the two largest Ritz values "
