@@ -90,7 +90,17 @@ sv::CaGmresOptions ca_options(const CaConfig& c, int m, sv::CaBorth borth)
     o.tsqr = c.tsqr;
     o.borth_passes = 2;
     o.borth = borth;
+    o.fallback_tsqr = TsqrMethod::shifted_cholqr3;
     return o;
+}
+
+int timed_repetitions(double warmup_seconds, int max_repetitions)
+{
+    constexpr double budget = 0.5;  // seconds of timed solves per row
+    const int cap = std::max(1, max_repetitions);
+    if (!(warmup_seconds > 0.0)) return std::min(2, cap);
+    const double wanted = std::ceil(budget / warmup_seconds);
+    return static_cast<int>(std::clamp(wanted, double(std::min(2, cap)), double(cap)));
 }
 
 double per_cycle(double seconds, int iterations, int m)

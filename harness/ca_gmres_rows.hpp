@@ -57,8 +57,15 @@ std::vector<CaConfig> ca_configs(int s, bool gram_only);
 solvers::GmresOptions gmres_options(int m, solvers::ArnoldiOrth orth);
 
 /// The CA-GMRES(s, m) options of a row: tolerance, m x restart_cap iterations, the
-/// configuration's basis and TSQR, block CGS with two passes, `borth`.
+/// configuration's basis and TSQR, block CGS with two passes, `borth`; a block whose TSQR fails
+/// is redone by shifted CholQR3 (stable to kappa ~ 1/eps with three Gram passes, and it runs on
+/// several ranks; with CAQR as the fallback, the monomial CholQR2 row of the G3_circuit stand-in
+/// took 8x as long on one H100, d5a59de).
 solvers::CaGmresOptions ca_options(const CaConfig& c, int m, solvers::CaBorth borth);
+
+/// Timed solves of a row after an untimed one of warmup_seconds: enough for about 0.5 s of
+/// solves (short solves are noisy), at least 2 and at most max_repetitions (1 when that is 1).
+int timed_repetitions(double warmup_seconds, int max_repetitions);
 
 /// A cycle of m steps from a solve's seconds: seconds x m / iterations (NaN for 0 iterations).
 double per_cycle(double seconds, int iterations, int m);

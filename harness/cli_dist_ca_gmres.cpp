@@ -11,9 +11,10 @@
 //    (CholQR, CholQR2, SVQR, shifted CholQR3; the others do not run on several ranks), the
 //    monomial basis, the normalized Newton basis with CholQR2, and the two-stage block
 //    orthogonalization with the basis and TSQR of the fastest converged s > 1 row; a TSQR
-//    that fails is redone by shifted CholQR3 (the one-GPU runs: CAQR).
+//    that fails is redone by shifted CholQR3, as on one GPU.
 // m and s: --restart and --steps (the runner passes the paper's per matrix, fig14::paper_setup).
-// Each row: one untimed solve, --repetitions timed solves (the slowest rank's seconds, median),
+// Each row: one untimed solve, up to --repetitions timed solves (about 0.5 s of them, at least 2;
+// fig14::timed_repetitions; the slowest rank's seconds, median),
 // one detailed solve for the phase split (GMRES: SpMV = its "spmv" and "halo" phases, Orth =
 // the rest of a cycle; CA-GMRES: SpMV = MPK, Orth = BOrth + TSQR).
 //
@@ -58,7 +59,7 @@ struct CaArgs {
     std::string matrix, device = "gpu", transport = "host_staged", partition = "natural", json;
     int restart = 30;
     int steps = 15;
-    int repetitions = 2;
+    int repetitions = 10;
 };
 
 /// Entries of a global vector at this rank's owned rows (the local order).
@@ -92,12 +93,14 @@ struct RankVectors {
     }
 };
 
-/// One untimed solve, `reps` timed ones (slowest rank, median in `seconds`), one detailed.
+/// One untimed solve, fig14::timed_repetitions(its slowest rank's seconds, max_reps) timed ones
+/// (slowest rank, median in `seconds`; the same count on every rank), one detailed.
 template <typename R>
-R timed(const dist::Communicator& comm, int reps, const std::function<R(bool)>& solve,
+R timed(const dist::Communicator& comm, int max_reps, const std::function<R(bool)>& solve,
         double& seconds, R& detailed)
 {
-    solve(false);
+    const int reps =
+        fig14::timed_repetitions(comm.allreduce_max(solve(false).seconds), max_reps);
     std::vector<double> t;
     R r{};
     for (int i = 0; i < reps; ++i) {
@@ -200,10 +203,6 @@ json run(const dist::Communicator& comm, const CaArgs& o)
     else cpu_mpk.emplace(comm, local_s);
     const auto run_ca = [&](const fig14::CaConfig& c, sv::CaBorth borth) {
         sv::CaGmresOptions co = fig14::ca_options(c, m, borth);
-        // CAQR, the one-GPU fallback, needs local QRs of the whole block: on the ranks a
-        // failed TSQR is redone by shifted CholQR3 (one all-reduce per pass, stable to
-        // kappa ~ 1/eps).
-        co.fallback_tsqr = ortho::TsqrMethod::shifted_cholqr3;
         const std::function<sv::CaGmresResult(bool)> solve = [&](bool detail) {
             vs.reset(st);
             co.detailed = detail;
@@ -279,8 +278,8 @@ void add_dist_ca_gmres_subcommand(CLI::App* dist)
         ->capture_default_str();
     sub->add_option("--restart", a->restart, "restart length m")->capture_default_str();
     sub->add_option("--steps", a->steps, "step size s of CA-GMRES(s, m)")->capture_default_str();
-    sub->add_option("--repetitions", a->repetitions, "timed solves per row after the warm-up "
-                    "(median)")->capture_default_str();
+    sub->add_option("--repetitions", a->repetitions, "timed solves per row at most (about 0.5 s "
+                    "of them, at least 2; median)")->capture_default_str();
     sub->add_option("--json", a->json, "rank 0 writes the results object to FILE");
     sub->callback([a] {
         run_worker("kbench dist ca-gmres", a->json,
