@@ -126,6 +126,10 @@ def header_block(context: dict, title: str) -> str:
         f"- Matrix set: {ms.get('name', NA)}; git {sha}{dirty}; date {context.get('date', NA)}",
         f"- Command: `{' '.join(kb.get('argv', [])) or NA}`",
     ]
+    if kb.get("shared_gpus"):
+        lines.append(f"- **Dry run** (KBENCH_SHARE_GPUS={kb['shared_gpus']}): the ranks of the "
+                     f"multi-GPU runs shared the visible GPUs; their times are not multi-GPU "
+                     f"figures")
     return "\n".join(lines) + "\n\n"
 
 

@@ -136,6 +136,11 @@ class CaGmresRenderTest(RenderTestCase):
         self.assertEqual(cells, [
             ["matA", "1 GPU", "10.0", "CA-GMRES(15, 30) cholqr", "5.00", "2.00"],
             ["matA", "2 GPUs, NCCL", "6.00", "CA-GMRES(15, 30) cholqr", "3.00", "2.00"]])
+        self.assertNotIn("Dry run", md)
+        dry = with_multi_gpu(self.ca)
+        dry["context"]["kbench"]["shared_gpus"] = 2
+        self.assertIn("- **Dry run** (KBENCH_SHARE_GPUS=2): the ranks of the multi-GPU runs shared "
+                      "the visible GPUs", self.render(dry, "yamazaki2014/fig14", "dry"))
         fig15 = self.render(with_multi_gpu(self.ca), "yamazaki2014/fig15", "f15")
         rows = [line for line in section(fig15, "### 2 GPUs, NCCL").splitlines()
                 if line.startswith("| matA | CA-GMRES(15, 30) cholqr |")]

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -34,10 +35,25 @@ std::string self_executable()
     return ec ? std::string("kbench") : p.string();
 }
 
+int shared_gpus()
+{
+    const char* v = std::getenv("KBENCH_SHARE_GPUS");
+    if (v == nullptr || *v == '\0') return 0;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > 64)
+        throw std::invalid_argument(std::string("KBENCH_SHARE_GPUS: '") + v +
+                                    "', expected an integer in [1, 64] (GPUs to share the visible "
+                                    "ones among) or unset");
+    return static_cast<int>(n);
+}
+
 int gpu_count()
 {
     int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) return 0;
+    const int shared = shared_gpus();
+    return shared > 0 ? shared : n;
 }
 
 std::vector<int> gpu_rank_counts()

@@ -18,7 +18,15 @@ std::string mpi_launcher();
 /// This executable's path (/proc/self/exe), or "kbench" when it cannot be read.
 std::string self_executable();
 
-/// CUDA devices visible to this process (0 without a usable GPU).
+/// N of the environment's KBENCH_SHARE_GPUS, 0 when it is unset or empty: a dry run of the
+/// multi-GPU ids on fewer GPUs, where gpu_count() is N and the ranks share the visible GPUs
+/// round-robin (dist::select_device). Times of such a run are not multi-GPU figures, and NCCL
+/// refuses two ranks on one GPU, so runs over it fail there. Throws std::invalid_argument naming
+/// KBENCH_SHARE_GPUS when it is not an integer in [1, 64].
+int shared_gpus();
+
+/// CUDA devices a run uses: those visible to this process (0 without a usable GPU), or
+/// shared_gpus() when that is set and a GPU is visible.
 int gpu_count();
 
 /// Rank counts of a GPU scaling run: 1, 2, 4, ... up to gpu_count() ({1} without a GPU).

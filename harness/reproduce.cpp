@@ -85,8 +85,7 @@ MachineFacts probe_machine_facts()
     MachineFacts facts;
     facts.gpu_unavailable = gpu_unavailable_reason();
     if (facts.gpu_unavailable.empty()) {
-        int count = 0;
-        facts.gpus = cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+        facts.gpus = gpu_count();  // KBENCH_SHARE_GPUS counted
     }
     facts.nsight_compute = on_path("ncu");
     facts.mpi = !mpi_launcher().empty();  // built with MPI and a launcher
@@ -198,7 +197,13 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
         run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
         const auto from = done.find(r.derive_from);
         if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
-        const nlohmann::json doc = r.run(run);
+        nlohmann::json doc = r.run(run);
+        if (shared_gpus() > 0 && r.needs.gpus > 0) {  // not multi-GPU figures: say so
+            doc["context"]["kbench"]["shared_gpus"] = shared_gpus();
+            fmt::print(stderr, "kbench: warning: KBENCH_SHARE_GPUS={}: {} ran its ranks on the "
+                               "visible GPUs shared round-robin (a dry run)\n",
+                       shared_gpus(), id);
+        }
         const std::string dir =
             results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name, id);
         store(r, doc, dir);
