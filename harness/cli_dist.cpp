@@ -43,10 +43,8 @@
 namespace kbench::harness {
 namespace {
 
-struct DistArgs {
-    MatrixSource source;
-    std::string matrix, device = "gpu", transport = "host_staged", scheme = "compressed",
-                        orth = "mgs", preconditioner = "jacobi", json, solution;
+struct DistArgs : WorkerArgs {
+    std::string scheme = "compressed", orth = "mgs", preconditioner = "jacobi", solution;
     DistSetupOptions setup;
     solvers::GmresOptions gmres;
     int repetitions = 3;
@@ -211,22 +209,12 @@ void add_dist_command(CLI::App& app)
                  "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
     add_dist_mpk_subcommand(dist_cmd);
     add_dist_ca_gmres_subcommand(dist_cmd);
-    sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
-        ->required();
-    sub->add_option("--matrix", a->matrix, "the entry of the set to solve")->required();
-    sub->add_option("--matrix-dir", a->source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+    add_worker_options(sub, *a, "natural or hypergraph (Zoltan PHG)");
     sub->add_option("--target-rows", a->setup.target_rows,
                     "replicate entries: rows of the generated matrix instead of the set's");
     sub->add_option("--rows-per-rank", a->setup.rows_per_rank,
                     "replicate entries: rows per rank (weak scaling: target = this x ranks)");
-    sub->add_option("--partition", a->setup.partition, "natural or hypergraph (Zoltan PHG)")
-        ->capture_default_str();
     sub->add_option("--scheme", a->scheme, "halo scheme: compressed or bandwidth (row-by-row)")
-        ->capture_default_str();
-    sub->add_option("--device", a->device, "cpu (one rank per core) or gpu (one GPU per rank)")
-        ->capture_default_str();
-    sub->add_option("--transport", a->transport, "gpu: host_staged or nccl")
         ->capture_default_str();
     sub->add_option("--restart", a->gmres.restart, "restart length m")->capture_default_str();
     sub->add_option("--tolerance", a->gmres.tolerance,
@@ -239,7 +227,6 @@ void add_dist_command(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--repetitions", a->repetitions, "timed solves after the warm-up (median)")
         ->capture_default_str();
-    sub->add_option("--json", a->json, "rank 0 writes the results object to FILE");
     sub->add_option("--solution", a->solution,
                     "rank 0 writes x (original numbering, raw little-endian doubles) to FILE");
     sub->add_flag("!--no-link", a->link, "skip the link measurement");
@@ -248,6 +235,7 @@ void add_dist_command(CLI::App& app)
     sub->add_option("--partition-cache", a->setup.partition_cache,
                     "hypergraph: read the partition from PREFIX.<rank>of<P>, or make and write it");
     sub->callback([a] {
+        a->setup.partition = a->partition;
         a->setup.scheme = dist::parse_halo_scheme(a->scheme);
         a->gmres.orth = solvers::parse_arnoldi_orth(a->orth);
         run_worker("kbench dist gmres", a->json,

@@ -54,9 +54,7 @@ namespace {
 using nlohmann::json;
 namespace sv = kbench::solvers;
 
-struct CaArgs {
-    MatrixSource source;
-    std::string matrix, device = "gpu", transport = "host_staged", partition = "natural", json;
+struct CaArgs : WorkerArgs {
     int restart = 30;
     int steps = 15;
     int repetitions = 10;
@@ -265,22 +263,11 @@ void add_dist_ca_gmres_subcommand(CLI::App* dist)
     auto* sub = dist->add_subcommand(
         "ca-gmres", "GMRES(m) vs CA-GMRES(s, m) on P ranks (yamazaki2014 Fig. 14): every TSQR "
                     "that runs on several ranks, per-restart times; rank 0 writes JSON");
-    sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
-        ->required();
-    sub->add_option("--matrix", a->matrix, "the entry of the set")->required();
-    sub->add_option("--matrix-dir", a->source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
-    sub->add_option("--partition", a->partition, "natural (block rows) or kway (METIS)")
-        ->capture_default_str();
-    sub->add_option("--device", a->device, "cpu (one rank per core) or gpu (one GPU per rank)")
-        ->capture_default_str();
-    sub->add_option("--transport", a->transport, "gpu: host_staged or nccl")
-        ->capture_default_str();
+    add_worker_options(sub, *a, "natural (block rows) or kway (METIS)");
     sub->add_option("--restart", a->restart, "restart length m")->capture_default_str();
     sub->add_option("--steps", a->steps, "step size s of CA-GMRES(s, m)")->capture_default_str();
     sub->add_option("--repetitions", a->repetitions, "timed solves per row at most (about 0.5 s "
                     "of them, at least 2; median)")->capture_default_str();
-    sub->add_option("--json", a->json, "rank 0 writes the results object to FILE");
     sub->callback([a] {
         run_worker("kbench dist ca-gmres", a->json,
                    [&](const dist::Communicator& comm) { return run(comm, *a); });

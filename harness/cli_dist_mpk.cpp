@@ -72,9 +72,7 @@ namespace {
 
 using nlohmann::json;
 
-struct MpkArgs {
-    MatrixSource source;
-    std::string matrix, device = "gpu", transport = "host_staged", partition = "natural", json;
+struct MpkArgs : WorkerArgs {
     std::vector<int> steps = {1, 2, 3, 5, 8, 10, 15, 20};
     int vectors = 100;
     int repetitions = 10;
@@ -395,24 +393,13 @@ void add_dist_mpk_subcommand(CLI::App* dist)
     auto* sub = dist->add_subcommand(
         "mpk", "Matrix powers kernel vs s SpMVs on P ranks (yamazaki2014 Fig. 8): m vectors in "
                "calls of s steps, total and local-product times; rank 0 writes JSON");
-    sub->add_option("--set", a->source.set, "matrix set: shipped name or manifest path")
-        ->required();
-    sub->add_option("--matrix", a->matrix, "the entry of the set")->required();
-    sub->add_option("--matrix-dir", a->source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
-    sub->add_option("--partition", a->partition, "natural (block rows) or kway (METIS)")
-        ->capture_default_str();
-    sub->add_option("--device", a->device, "cpu (one rank per core) or gpu (one GPU per rank)")
-        ->capture_default_str();
-    sub->add_option("--transport", a->transport, "gpu: host_staged or nccl")
-        ->capture_default_str();
+    add_worker_options(sub, *a, "natural (block rows) or kway (METIS)");
     sub->add_option("--steps", a->steps, "the step counts s, e.g. 1,2,3,5")
         ->delimiter(',')
         ->capture_default_str();
     sub->add_option("--vectors", a->vectors, "basis vectors m per sweep")->capture_default_str();
     sub->add_option("--repetitions", a->repetitions, "timed sweeps after the warm-up (median)")
         ->capture_default_str();
-    sub->add_option("--json", a->json, "rank 0 writes the results object to FILE");
     sub->add_flag("!--no-link", a->link, "skip the link measurement");
     sub->callback([a] {
         run_worker("kbench dist mpk", a->json,

@@ -6,6 +6,7 @@
 #include "matrices/reorder.hpp"
 #include "matrices/row_partition.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -15,6 +16,21 @@
 #include <stdexcept>
 
 namespace kbench::harness {
+
+void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partition_help)
+{
+    sub->add_option("--set", a.source.set, "matrix set: shipped name or manifest path")
+        ->required();
+    sub->add_option("--matrix", a.matrix, "the entry of the set")->required();
+    sub->add_option("--matrix-dir", a.source.matrix_dir,
+                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+    sub->add_option("--partition", a.partition, partition_help)->capture_default_str();
+    sub->add_option("--device", a.device, "cpu (one rank per core) or gpu (one GPU per rank)")
+        ->capture_default_str();
+    sub->add_option("--transport", a.transport, "gpu: host_staged or nccl")
+        ->capture_default_str();
+    sub->add_option("--json", a.json, "rank 0 writes the results object to FILE");
+}
 
 MatrixEntry find_matrix_entry(const MatrixSource& source, const std::string& name)
 {

@@ -18,7 +18,26 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace kbench::harness {
+
+/// What every worker's command line names: the matrix-set entry, how its rows are partitioned,
+/// the ranks' device and transport, and where rank 0 writes its JSON object.
+struct WorkerArgs {
+    MatrixSource source;
+    std::string matrix;
+    std::string partition = "natural";
+    std::string device = "gpu";            // "cpu" | "gpu"
+    std::string transport = "host_staged";  // "host_staged" | "nccl" (gpu only)
+    std::string json;                       // empty: stdout
+};
+
+/// Adds --set (required), --matrix (required), --matrix-dir, --partition (with partition_help),
+/// --device, --transport and --json to `sub`, bound to `a`.
+void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partition_help);
 
 /// The entry `name` of the matrix set of `source`. Throws std::invalid_argument naming
 /// "--matrix" when the set has no such entry, and as load_matrix_set.
