@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 namespace kbench::harness {
@@ -124,6 +126,23 @@ MatrixSet load(const StudyRun& run)
     return load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
 }
 
+/// Where the hypergraph partition of `entry` (at rows_per_rank rows per rank, 0: the set's
+/// rows) is kept between runs: in cache_dir() when there is one, so that a later reproduce
+/// (after a timeout, say) reuses it as zianekhodja2014 Sec. 6.2 reuses its partitions, else in
+/// the run's scratch directory. The name holds a hash of the manifest entry, its file and the
+/// rows; the worker adds .<rank>of<P>.
+std::string partition_cache(const MatrixEntry& entry, long long rows_per_rank,
+                             const ScratchDir& scratch)
+{
+    const std::size_t key = std::hash<std::string>{}(
+        fmt::format("{}|{}|{}|zoltan-phg-1", entry.spec, entry.file, rows_per_rank));
+    const std::filesystem::path cache = cache_dir();
+    const std::filesystem::path dir = cache.empty() ? scratch.path : cache / "partitions";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return (dir / fmt::format("{}-{:016x}", entry.name, key)).string();
+}
+
 double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)
 {
     if (x.size() != y.size() || x.empty()) return std::nan("");
@@ -197,13 +216,15 @@ json run_dist_schemes(const StudyRun& run)
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const auto& [partition, scheme] : variants) {
                 DistRun r{entry.name, gpus, "gpu", transport, partition, scheme};
-                r.partition_cache = (dir.path / ("parts-" + entry.name)).string();
+                r.partition_cache = partition_cache(entry, 0, dir);
                 json e = launch(run, item, r, dir);
                 if (first.is_null() && e.contains("n")) first = e;
                 doc["benchmarks"].push_back(std::move(e));
             }
         }
         DistRun cpu{entry.name, cpu_ranks(), "cpu"};
+        cpu.timed = 1;  // Time_CPU of tau only: one timed solve (8M rows take seconds each)
+        cpu.detailed = false;
         doc["benchmarks"].push_back(launch(run, item, cpu, dir));
         note_matrix(doc, entry, first.is_null() ? json::object() : first);
     }
@@ -233,7 +254,7 @@ json run_dist_weak_scaling(const StudyRun& run)
     const MatrixEntry& entry = set.matrices.front();
     json first;
     for (const int p : gpu_rank_counts()) {
-        const std::string cache = (dir.path / fmt::format("parts-{}-P{}", entry.name, p)).string();
+        const std::string cache = partition_cache(entry, weak_rows_per_rank, dir);
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const std::string partition : {"natural", "hypergraph"}) {
                 for (const std::string scheme : {"bandwidth", "compressed"}) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -68,15 +69,21 @@ bool read_parts(const std::string& file, dist::HypergraphPartition& hp)
                 static_cast<std::streamsize>(hp.local_part.size() * sizeof(int))));
 }
 
+/// Writes `file` whole or not at all (a run killed while writing leaves no partial cache).
 void write_parts(const std::string& file, const dist::HypergraphPartition& hp)
 {
-    std::ofstream out(file, std::ios::binary);
-    const auto count = static_cast<std::int64_t>(hp.local_part.size());
-    out.write(reinterpret_cast<const char*>(&hp.seconds), sizeof(hp.seconds));
-    out.write(reinterpret_cast<const char*>(&count), sizeof(count));
-    out.write(reinterpret_cast<const char*>(hp.local_part.data()),
-              static_cast<std::streamsize>(hp.local_part.size() * sizeof(int)));
-    if (!out) throw std::runtime_error("partition cache: cannot write " + file);
+    const std::string partial = file + ".partial";
+    {
+        std::ofstream out(partial, std::ios::binary);
+        const auto count = static_cast<std::int64_t>(hp.local_part.size());
+        out.write(reinterpret_cast<const char*>(&hp.seconds), sizeof(hp.seconds));
+        out.write(reinterpret_cast<const char*>(&count), sizeof(count));
+        out.write(reinterpret_cast<const char*>(hp.local_part.data()),
+                  static_cast<std::streamsize>(hp.local_part.size() * sizeof(int)));
+        if (!out) throw std::runtime_error("partition cache: cannot write " + partial);
+    }
+    if (std::rename(partial.c_str(), file.c_str()) != 0)
+        throw std::runtime_error("partition cache: cannot rename " + partial + " to " + file);
 }
 
 }  // namespace

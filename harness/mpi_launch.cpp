@@ -35,6 +35,20 @@ std::string self_executable()
     return ec ? std::string("kbench") : p.string();
 }
 
+std::filesystem::path cache_dir()
+{
+    fs::path dir;
+    if (const char* k = std::getenv("KBENCH_CACHE_DIR"); k != nullptr && *k != '\0')
+        dir = k;
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
+        dir = fs::path(x) / "kbench";
+    else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
+        dir = fs::path(h) / ".cache" / "kbench";
+    std::error_code ec;
+    if (dir.empty() || (!fs::create_directories(dir, ec) && ec)) return {};
+    return dir;
+}
+
 int shared_gpus()
 {
     const char* v = std::getenv("KBENCH_SHARE_GPUS");

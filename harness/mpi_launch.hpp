@@ -36,6 +36,11 @@ std::vector<int> gpu_rank_counts();
 /// cannot be read), >= 1: the CPU ranks of a "one rank per core" run.
 int cpu_ranks();
 
+/// kbench's persistent cache directory, created when missing: $KBENCH_CACHE_DIR, else
+/// $XDG_CACHE_HOME/kbench, else $HOME/.cache/kbench. Empty when none is set or it cannot be
+/// created (callers then keep what they would cache in a ScratchDir).
+std::filesystem::path cache_dir();
+
 /// A fresh directory under the system's temporary directory, removed with its contents on
 /// destruction. Throws std::runtime_error when it cannot be created.
 struct ScratchDir {

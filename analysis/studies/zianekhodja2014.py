@@ -179,7 +179,8 @@ def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: st
                             "tau", "# iter", "status", "Prec", "model/measured (slow)",
                             "model/measured (fast)"], body)
             + f"\n{what}: zianekhodja2014 found about {fmt_pct(paper_gain)} (12 GPUs). "
-            "\"faster by\" = 1 - T_fast / T_slow; tau = Time_CPU / T_fast; model/measured: "
+            "\"faster by\" = 1 - T_fast / T_slow; tau = Time_CPU / T_fast (Time_CPU: one timed "
+            "solve); model/measured: "
             "seconds per iteration of models/gmres_comm_model.hpp over the measured ones (target "
             f"within {fmt_pct(TARGET_MODEL_ERROR)}).\n")
 
