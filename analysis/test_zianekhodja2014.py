@@ -100,6 +100,10 @@ class Zianekhodja2014RenderTest(RenderTestCase):
         self.assertEqual([c[5] for c in cells], ["5.00", "5.50", "5.50"])
         self.assertEqual([c[6] for c in cells], ["100 %", "90.9 %", "90.9 %"])
         self.assertEqual(cells[0][8], "1.00")  # model 5 ms vs measured 5 ms
+        self.assertNotIn("one run (natural + compressed, host-staged) stands for", md)
+        doc["benchmarks"][0]["same_run_as"] = "fig9/w/natural+compressed/gpu/host_staged/P=1"
+        self.assertIn("On 1 GPU nothing is exchanged: one run (natural + compressed, host-staged) "
+                      "stands for every GPU series there.", self.render(doc, "zianekhodja2014/fig9"))
 
 
 if __name__ == "__main__":

@@ -44,12 +44,13 @@ struct DistRun {
     bool write_solution = false;
     std::string partition_cache;  // hypergraph: --partition-cache prefix (empty: none)
     int timed = 0;                // timed solves; 0: the study's (timed_solves)
+    int warmups = 1;              // untimed solves before them (--warmups)
     bool detailed = true;         // false: --no-detailed
 };
 
 /// The command line of a run: mpiexec -n P kbench dist gmres
 /// --set ... --json <json_file> [--matrix-dir, --rows-per-rank, --solution <json_file>.x,
-/// --partition-cache, --no-detailed as `r` asks]. Pure function.
+/// --partition-cache, --no-detailed, --warmups as `r` asks]. Pure function.
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,
                                       int repetitions, const std::string& json_file);
@@ -69,7 +70,9 @@ nlohmann::json run_dist_table9(const StudyRun& run);
 /// zianekhodja2014/fig9: weak scaling, the set's first matrix at 5M rows per rank, the four
 /// variants (natural / hypergraph x bandwidth / compressed) on 1, 2, 4, ... GPUs (powers of two
 /// up to the device count) with both transports, and natural + compressed on as many CPU ranks
-/// (one timed solve, no detailed one: a CPU solve of 5M rows per rank takes tens of seconds).
+/// (one timed solve, no warm-up and no detailed one: a CPU solve of 5M rows per rank takes tens
+/// of seconds). On one GPU the variants and transports are one computation: it runs once and
+/// each of their entries holds it, with "same_run_as" naming the run.
 /// The hypergraph partition of each rank count is made once and reused (--partition-cache, kept
 /// in cache_dir() between runs).
 nlohmann::json run_dist_weak_scaling(const StudyRun& run);

@@ -1,13 +1,14 @@
 // `kbench dist gmres`: one distributed GMRES run, launched as `mpirun -np P kbench dist gmres
 // ...` (by hand, or by the zianekhodja2014 runners of harness/bench_dist_gmres.hpp): every rank
 // builds its block of the matrix (dist_setup.hpp), the ranks measure their link (dist_link.hpp),
-// then Jacobi-preconditioned GMRES(m) runs once untimed, `repetitions` times timed (the slowest
-// rank's seconds, median reported) and once detailed (the computation / communication split),
+// then Jacobi-preconditioned GMRES(m) runs --warmups times untimed (default 1), `repetitions`
+// times timed (the slowest rank's seconds, median reported) and once detailed (the computation /
+// communication split),
 // on CPU ranks or on one GPU per rank. Rank 0 writes one JSON object (schema below) to --json.
 //
 // JSON: {"matrix", "n", "nnz", "ranks", "device" ("cpu" | "gpu"), "gpu_name" (gpu only),
 //   "transport" (gpu only), "scheme", "partition", "build_seconds", "partition_seconds",
-//   "restart", "tolerance", "max_iterations", "orth", "preconditioner",
+//   "restart", "tolerance", "max_iterations", "warmups", "orth", "preconditioner",
 //   "partition_cached", "status", "detail", "iterations", "seconds" (median of the timed
 //   solves, slowest rank),
 //   "seconds_all", "true_residual" (||M^-1 (b - A x)|| / ||M^-1 b||),
@@ -48,6 +49,7 @@ struct DistArgs : WorkerArgs {
     DistSetupOptions setup;
     solvers::GmresOptions gmres;
     int repetitions = 3;
+    int warmups = 1;
     bool link = true;
     bool detailed = true;
 };
@@ -79,6 +81,8 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
     const dist::Preconditioner prec = dist::parse_preconditioner(o.preconditioner);
     if (o.repetitions < 1)
         throw std::invalid_argument(fmt::format("--repetitions: {}, expected >= 1", o.repetitions));
+    if (o.warmups < 0)
+        throw std::invalid_argument(fmt::format("--warmups: {}, expected >= 0", o.warmups));
 
     dist::NcclCommunicator* nccl = dev.nccl.get();
 
@@ -102,7 +106,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
             return dist::distributed_gmres(comm, spmv, p.local, d_b.data(), d_x.data(), o.gmres,
                                            prec, stream.get(), detail);
         };
-        solve(false);  // warm-up
+        for (int w = 0; w < o.warmups; ++w) solve(false);
         for (int r = 0; r < o.repetitions; ++r) {
             result = solve(false);
             seconds.push_back(comm.allreduce_max(result.seconds));
@@ -116,7 +120,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
             comm.barrier();
             return dist::distributed_gmres_cpu(comm, host_spmv, b, x, o.gmres, prec, detail);
         };
-        solve(false);
+        for (int w = 0; w < o.warmups; ++w) solve(false);
         for (int r = 0; r < o.repetitions; ++r) {
             result = solve(false);
             seconds.push_back(comm.allreduce_max(result.seconds));
@@ -159,6 +163,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         {"restart", o.gmres.restart},
         {"tolerance", o.gmres.tolerance},
         {"max_iterations", o.gmres.max_iterations},
+        {"warmups", o.warmups},
         {"orth", solvers::to_string(o.gmres.orth)},
         {"preconditioner", dist::to_string(prec)},
         {"status", solvers::to_string(result.status)},
@@ -226,6 +231,8 @@ void add_dist_command(CLI::App& app)
     sub->add_option("--preconditioner", a->preconditioner, "jacobi or none")
         ->capture_default_str();
     sub->add_option("--repetitions", a->repetitions, "timed solves after the warm-up (median)")
+        ->capture_default_str();
+    sub->add_option("--warmups", a->warmups, "untimed solves before the timed ones")
         ->capture_default_str();
     sub->add_option("--solution", a->solution,
                     "rank 0 writes x (original numbering, raw little-endian doubles) to FILE");

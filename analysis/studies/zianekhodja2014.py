@@ -306,6 +306,9 @@ def render_fig9(res: kbench_results.Results, out_dir: str) -> List[str]:
              "per iteration because the iteration count may change with n. Target (issue 11): "
              f">= {fmt_pct(TARGET_EFFICIENCY)} from 1 to 4 GPUs for hypergraph + compressed over "
              "NCCL.\n")
+    if any(e.get("same_run_as") for e in rows):
+        text += ("On 1 GPU nothing is exchanged: one run (natural + compressed, host-staged) "
+                 "stands for every GPU series there.\n")
     text += failures(rows)
 
     def make_figure():

@@ -299,4 +299,8 @@ TEST(Zianekhodja2014, DistCommandCarriesTheRunsOptions)
     const argv a = kh::dist_command("mpiexec", "kbench", kh::MatrixSource{}, weak, 1, "o.json");
     EXPECT_NE(std::find(a.begin(), a.end(), "5000000"), a.end());
     EXPECT_EQ(a.back(), "o.json.x");
+    EXPECT_EQ(std::find(a.begin(), a.end(), "--warmups"), a.end());  // the default, 1
+    weak.warmups = 0;
+    const argv b = kh::dist_command("mpiexec", "kbench", kh::MatrixSource{}, weak, 1, "o.json");
+    EXPECT_EQ(argv(b.end() - 2, b.end()), (argv{"--warmups", "0"}));
 }
