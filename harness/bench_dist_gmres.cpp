@@ -230,6 +230,7 @@ json run_dist_schemes(const StudyRun& run)
         }
         DistRun cpu{entry.name, cpu_ranks(), "cpu"};
         cpu.timed = 1;  // Time_CPU of tau only: one timed solve (8M rows take seconds each)
+        cpu.warmups = 0;
         cpu.detailed = false;
         doc["benchmarks"].push_back(launch(run, item, cpu, dir));
         note_matrix(doc, entry, first.is_null() ? json::object() : first);
