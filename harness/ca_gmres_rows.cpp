@@ -26,15 +26,15 @@ const char* orth_label(sv::ArnoldiOrth orth)
     return "?";
 }
 
-double phase(const std::vector<sv::PhaseTime>& phases, const char* name)
+}  // namespace
+
+double phase_seconds(const std::vector<sv::PhaseTime>& phases, const char* name)
 {
     double s = 0.0;
     for (const auto& p : phases)
         if (p.name == name) s += p.seconds;
     return s;
 }
-
-}  // namespace
 
 PaperSetup paper_setup(const std::string& stands_for)
 {
@@ -141,7 +141,7 @@ json ca_row(int m, const CaConfig& c, sv::CaBorth borth, const sv::CaGmresResult
             double seconds, const sv::CaGmresResult& d)
 {
     const double per = d.iterations > 0 ? double(m) / d.iterations : 0.0;  // to one cycle
-    const double borth_s = phase(d.phases, "BOrth") * per, tsqr_s = phase(d.phases, "TSQR") * per;
+    const double borth_s = phase_seconds(d.phases, "BOrth") * per, tsqr_s = phase_seconds(d.phases, "TSQR") * per;
     json ritz = nullptr;
     if (r.shifts.size() >= 2) {
         std::vector<double> mod;
@@ -172,7 +172,7 @@ json ca_row(int m, const CaConfig& c, sv::CaBorth borth, const sv::CaGmresResult
             {"per_restart_seconds", finite_or_null(per_cycle(seconds, r.iterations, m))},
             {"orth_seconds", borth_s + tsqr_s},
             {"tsqr_seconds", tsqr_s},
-            {"spmv_seconds", phase(d.phases, "MPK") * per},
+            {"spmv_seconds", phase_seconds(d.phases, "MPK") * per},
             {"tsqr_fallbacks", r.tsqr_fallbacks},
             {"first_gram_condition", finite_or_null(r.first_gram_condition)},
             {"ritz_top", ritz}};

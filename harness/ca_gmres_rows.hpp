@@ -87,6 +87,9 @@ nlohmann::json ca_row(int m, const CaConfig& c, solvers::CaBorth borth,
                       const solvers::CaGmresResult& r, double seconds,
                       const solvers::CaGmresResult& d);
 
+/// Seconds of a solve's phases named `name` (solvers::SolveResult::phases), summed.
+double phase_seconds(const std::vector<solvers::PhaseTime>& phases, const char* name);
+
 /// A value for JSON: v, or null when it is not finite.
 nlohmann::json finite_or_null(double v);
 

@@ -110,14 +110,6 @@ R timed(const dist::Communicator& comm, int max_reps, const std::function<R(bool
     return r;
 }
 
-double phase(const std::vector<sv::PhaseTime>& phases, const char* name)
-{
-    double s = 0.0;
-    for (const auto& p : phases)
-        if (p.name == name) s += p.seconds;
-    return s;
-}
-
 json run(const dist::Communicator& comm, const CaArgs& o)
 {
     const MatrixEntry entry = find_matrix_entry(o.source, o.matrix);
@@ -185,8 +177,8 @@ json run(const dist::Communicator& comm, const CaArgs& o)
             sv::SolveResult d;
             const sv::SolveResult r = timed<sv::SolveResult>(comm, o.repetitions, solve,
                                                              seconds, d);
-            const double spmv = comm.allreduce_max(phase(d.phases, "spmv") +
-                                                   phase(d.phases, "halo"));
+            const double spmv = comm.allreduce_max(fig14::phase_seconds(d.phases, "spmv") +
+                                                   fig14::phase_seconds(d.phases, "halo"));
             const double spmv_cycle = d.iterations > 0 ? spmv * m / d.iterations : 0.0;
             const double cycle = fig14::per_cycle(seconds, r.iterations, m);
             if (orth == sv::ArnoldiOrth::cgs2) gmres_cycle = cycle;
