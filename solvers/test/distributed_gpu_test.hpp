@@ -1,6 +1,6 @@
-// Helpers shared by the GPU tests of the distributed layer (test_distributed_gpu.cpp,
-// test_distributed_gmres_gpu.cpp), run under mpiexec: skip on every rank unless every rank has a
-// GPU, and the transports a test can run here.
+// Helpers shared by the GPU tests of the distributed layer (test_distributed_*_gpu.cpp), run
+// under mpiexec: skip on every rank unless every rank has a GPU, the transports a test can run
+// here and the NCCL communicator they need.
 #pragma once
 
 #include "kernels/test/gpu_test.hpp"
@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ inline std::vector<dist::Transport> transports_to_test()
     else if (world().rank() == 0)
         std::printf("note: NCCL cases left out: %s\n", why.c_str());
     return t;
+}
+
+/// The world's NCCL communicator when `transports` holds nccl, else null. Collective.
+inline std::unique_ptr<dist::NcclCommunicator> nccl_for(
+    const std::vector<dist::Transport>& transports)
+{
+    for (const dist::Transport t : transports)
+        if (t == dist::Transport::nccl) return std::make_unique<dist::NcclCommunicator>(world());
+    return nullptr;
 }
 
 }  // namespace kbench::test

@@ -71,8 +71,7 @@ TEST_F(DistributedCaGmresGpu, MatchesTheCpuRanksOnTheSamePartition)
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     CaGmresOptions two = ca_options(4, 24, CaBasis::newton, TsqrMethod::cholqr2);
     two.borth = CaBorth::two_stage;
     std::vector<CaGmresOptions> all = ca_option_grid();

@@ -72,8 +72,7 @@ TEST_F(DistributedGmresGpu, MatchesTheCpuSolveOnTheSamePartition)
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     for (const auto& c : gmres_cases(np)) {
         const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
         const auto b = tagged_vector(c.a.num_rows);

@@ -59,8 +59,7 @@ TEST_F(DistributedGpu, HaloExchangesDeliverExactlyTheGhostEntries)
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     cuda_stream stream;
     for (const auto& c : distributed_cases(np)) {
         const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
@@ -94,8 +93,7 @@ TEST_F(DistributedGpu, AllreduceSumsDeviceValues)
     const int np = world().size();
     const int r = world().rank();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     const LocalMatrix<double> lm =
         distribute(world(), laplacian_2d_5pt(8, 8), block_partition(64, np), np);
     cuda_stream stream;
@@ -120,8 +118,7 @@ TEST_F(DistributedGpu, SpmvEqualsTheCpuDistributedSpmv)
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     cuda_stream stream;
     for (const auto& c : distributed_cases(np)) {
         const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);

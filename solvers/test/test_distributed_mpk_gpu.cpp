@@ -93,8 +93,7 @@ TEST_F(DistributedMpkGpu, EqualsTheCpuMpk)
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
     const int np = world().size();
     const auto transports = transports_to_test();
-    std::unique_ptr<NcclCommunicator> nccl;
-    if (transports.size() > 1) nccl = std::make_unique<NcclCommunicator>(world());
+    const auto nccl = kbench::test::nccl_for(transports);
     cuda_stream stream;
     for (const auto& c : distributed_cases(np)) {
         const auto x = tagged_vector(c.a.num_rows);
