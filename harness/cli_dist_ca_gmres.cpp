@@ -37,6 +37,7 @@
 #include "solvers/distributed/distributed_gmres.hpp"
 #include "solvers/distributed/distributed_mpk.hpp"
 #include "solvers/distributed/distributed_spmv.hpp"
+#include "solvers/distributed/row_distribution.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -60,22 +61,16 @@ struct CaArgs : WorkerArgs {
     int repetitions = 10;
 };
 
-/// Entries of a global vector at this rank's owned rows (the local order).
-std::vector<double> owned(const std::vector<double>& global, const std::vector<index_type>& rows)
-{
-    std::vector<double> out(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        out[i] = global[static_cast<std::size_t>(rows[i])];
-    return out;
-}
-
-/// x on this rank, host or device, reset to x0 = 0 before every solve.
+/// b (this rank's owned entries of the global b, local order) and x, on the host or the device;
+/// x is reset to x0 = 0 before every solve.
 struct RankVectors {
     std::vector<double> b, x;
     std::optional<device_buffer<double>> db, dx;
-    RankVectors(std::vector<double> b_local, bool gpu)
-        : b(std::move(b_local)), x(b.size(), 0.0)
+    RankVectors(const dist::HaloLayout& layout, const std::vector<double>& global_b, bool gpu)
+        : b(dist::local_vector(layout, global_b))
     {
+        b.resize(static_cast<std::size_t>(layout.num_owned));  // the ghost entries are not b's
+        x.assign(b.size(), 0.0);
         if (gpu) {
             db.emplace(b);
             dx.emplace(std::max<std::size_t>(b.size(), 1));
@@ -84,10 +79,9 @@ struct RankVectors {
     void reset(cudaStream_t stream)
     {
         std::fill(x.begin(), x.end(), 0.0);
-        if (dx)
-            KBENCH_CUDA_CHECK(
-                cudaMemsetAsync(dx->data(), 0, dx->size() * sizeof(double), stream));
-        if (dx) KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (!dx) return;
+        KBENCH_CUDA_CHECK(cudaMemsetAsync(dx->data(), 0, dx->size() * sizeof(double), stream));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
 };
 
@@ -137,8 +131,8 @@ json run(const dist::Communicator& comm, const CaArgs& o)
     const cudaStream_t st = gpu ? stream->get() : nullptr;
     const spmv::Policy policy{"auto"};
     const models::SpmvMachine machine = gpu ? spmv::machine_figures() : models::SpmvMachine{};
-    RankVectors v1(owned(b, local1.halo.owned_global), gpu);
-    RankVectors vs(owned(b, local_s.halo.owned_global), gpu);
+    RankVectors v1(local1.halo, b, gpu);
+    RankVectors vs(local_s.halo, b, gpu);
 
     json rows = json::array();
     double gmres_cycle = std::numeric_limits<double>::quiet_NaN();
