@@ -41,14 +41,16 @@ class Zianekhodja2014RenderTest(RenderTestCase):
     def test_table2_tau_and_delta(self):
         doc = document([
             run("table2", "matA", "cpu", 16, 0.4),
-            run("table2", "matA", "gpu", 2, 0.1, tau=4.0, delta=3e-15),
+            run("table2", "matA", "gpu", 2, 0.1, tau=4.0, delta=3e-15,
+                model={"total": 0.0045}),  # measured 0.1 s / 20 = 5000 us -> 0.900
             {"name": "table2/matB/natural+compressed/cpu/P=16", "item": "table2",
              "variant": "natural+compressed", "error": "jacobi: zero diagonal", "exit_code": 1},
         ])
         md = self.render(doc, "zianekhodja2014/table2")
         self.assertEqual(table_row(md, "matA"),
                          ["matA", "2,000", "10,000", "16", "0.400", "2", "0.100", "4.00", "20",
-                          "converged", "1.00e-13", "3.00e-15"])
+                          "converged", "1.00e-13", "3.00e-15", "5000", "4500", "0.900"])
+        self.assertIn("within 15.0 % of the measured time on 1 of 1 GPU runs", md)
         self.assertEqual(table_row(md, "matB")[4], "failed (exit 1)")
         self.assertIn("- table2/matB/natural+compressed/cpu/P=16: failed (exit 1): jacobi: zero "
                       "diagonal", md)

@@ -92,6 +92,38 @@ void latencies(MachineProfile& m, cudaStream_t stream)
     m.graph_node_us = 1e6 / nodes * time_events([&](cudaStream_t s) { exec.launch(s); }, stream);
 }
 
+/// The device time a streaming kernel adds to its bytes over bandwidth (the ramp-up and drain
+/// of its grid; models/launch_pipeline.hpp kernel_fixed_s): per size n = 2^18 .. 2^21 doubles, a
+/// replayed CUDA graph of stream::triad nodes whose arrays rotate through >= 4x the L2 size (so
+/// every node streams from DRAM), time per node less 24 n bytes at the triad bandwidth; the
+/// median over the sizes. Needs m.triad_gbps.
+void kernel_fixed_cost(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    const std::size_t pool = std::max<std::size_t>(std::size_t{4} * dev.l2_cache_bytes / 8,
+                                                   std::size_t{3} << 22);
+    device_buffer<double> a(pool);
+    fill(a.data(), pool, 1.0, stream);
+    constexpr int nodes = 64;
+    std::vector<double> fixed;
+    for (std::size_t n = std::size_t{1} << 18; n <= std::size_t{1} << 21; n *= 2) {
+        const std::size_t slots = pool / (3 * n);  // >= 4x L2 in all: no node finds its data
+        cuda_graph graph;
+        cudaGraph_t captured = graph.get();
+        KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
+                                                        cudaStreamCaptureModeThreadLocal));
+        for (int k = 0; k < nodes; ++k) {
+            double* x = a.data() + (static_cast<std::size_t>(k) % slots) * 3 * n;
+            stream::triad(x, x + n, x + 2 * n, 0.5, n, stream);
+        }
+        KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+        cuda_graph_exec exec(graph.get());
+        const double per_node =
+            time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / nodes;
+        fixed.push_back(per_node - 24.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
+    }
+    m.kernel_fixed_us = 1e6 * median(fixed);
+}
+
 void dgemm(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int n = 8192;
@@ -121,6 +153,7 @@ MachineProfile measure_machine(std::ostream* log)
     bandwidth(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
     latencies(m, stream);
+    kernel_fixed_cost(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
     if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
@@ -137,6 +170,7 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch latency, back-to-back launches (us)",
                m.launch_latency_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph node, replayed (us)", m.graph_node_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "streaming kernel, fixed cost (us)", m.kernel_fixed_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",
                m.launch_sync_roundtrip_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",

@@ -7,8 +7,8 @@
 // Pricing: every local kernel is memory bound, bytes / device bandwidth; a halo exchange costs
 // messages x point-to-point latency + bytes / link bandwidth, plus 2 x bytes / PCIe bandwidth on
 // the host-staged path (Sec. 5.1: GPU -> host copy, MPI, host -> GPU copy); an all-reduce costs
-// its measured latency + payload bytes / link bandwidth (on one rank only the latency: the call's
-// round trip on its path). Ranks run concurrently
+// its measured latency + payload bytes / link bandwidth (on one rank nothing: the GPU ranks
+// issue no all-reduce there). Ranks run concurrently
 // and every all-reduce synchronizes them: the slowest rank sets the time.
 //
 // Counts per restart cycle, for a rank of n_d rows; a "pass" is one local vector (n_d words)
@@ -17,31 +17,38 @@
 //   l. 10-13  MGS, j times:     h_ij = (w, v_i): 2 passes + 1 all-reduce of 1 word;
 //                               w -= h_ij v_i: 3 passes
 //             CGS2 (option):    twice [h = V_j^T w: j+1 passes; w -= V_j h: j+2 passes],
-//                               2 all-reduces of j+1 words (kbench solvers/gmres.hpp)
+//                               2 all-reduces of j words (kbench solvers/gmres.hpp)
 //   l. 14     ||w||             1 pass + 1 all-reduce of 1 word
 //   l. 15     v_{j+1} = w / h   2 passes
 // and once per cycle (the restart):
 //   l. 19     x = x0 + V_m y    m + 2 passes (V_m and x read, x written)
-//   l. 20     r = M^-1(b - Ax)  1 SpMV with 1 halo exchange; b - Ax: 3 passes; Jacobi: 3
+//   l. 20     r = M^-1(b - Ax)  1 SpMV with 1 halo exchange; copies of x (into room for its
+//                               ghosts) and b: 4 passes; r read by the SpMV: 1; Jacobi: 3
 //   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
 //   l. 7      v_1 = r / beta    2 passes
 // The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step) hit the
 // L2 cache instead of device memory when w fits in half of it (n_d words <= L2 / 2): priced at
 // the L2 bandwidth then, when it is given.
-// Per iteration = cycle / m (the restart amortized over the m steps). On the GPU every kernel
-// also costs a launch and every copy of values to the host a synchronization round trip, which
-// dominate small systems; the launches of kbench's kernels (solvers/gmres_device.hpp): SpMV 1,
-// Jacobi 1, dot 2 (two stages), one-column update 1, scaling 1; MGS step j: 5 + 3j launches,
-// CGS2 step j: 5 + 6 ceil((j+1)/64) (mdgm 2 and gemm_rowwise 1 per chunk of 64 columns, two
-// passes); one synchronization per step (the Hessenberg column to the host); the restart: 9
-// launches and 2 synchronizations (residual norm, update). Left out: the least squares (l. 18,
-// m x m on the host), the pack kernel of the halo.
+// Per iteration = cycle / m (the restart amortized over the m steps). On the GPU the kernels of
+// a cycle go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's
+// solver issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel
+// a fixed device time on top of its bytes, and each copy of values to the host a
+// synchronization that drains the queue. Those costs dominate small systems; on large ones the
+// host runs ahead during the SpMV and hides the launches of the short kernels behind it.
+// Launches (kernels and copies) of kbench's solver (solvers/gmres_device.hpp): SpMV 1, Jacobi
+// 1, dot 2 (two stages), one-column update 1, scaling 1, the Hessenberg column and the norm to
+// the host 2; MGS step j: 7 + 3j, CGS2 step j: 7 + 6 ceil(j/64) (mdgm 2 and gemm_rowwise 1 per
+// chunk of 64 columns, two passes); one synchronization per step; the restart: 10 launches and
+// 2 synchronizations (the update's copy of y, the residual norm). Left out: the least squares
+// (l. 18, m x m on the host) and the bytes of the halo's pack kernel.
 // Units: seconds, bytes, bytes/s, words (vector entries of word_bytes). Bad input throws
 // std::invalid_argument naming the function, the parameter, its value and what was expected.
 #pragma once
 
+#include "models/launch_pipeline.hpp"
 #include "models/spmv_traffic.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -100,14 +107,15 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.vector_passes += 5.0 * j;    // l. 11 dot (2) + l. 12 axpy (3), j times
         c.allreduces = j + 1.0;        // j dots (in sequence) + l. 14 norm
         c.allreduce_words = j + 1.0;   // one word each
-        c.launches = 5 + 3.0 * j;      // SpMV, Jacobi, norm's dot (2), scaling; j x (dot, update)
+        c.launches = 7 + 3.0 * j;  // SpMV, Jacobi, norm's dot (2), 2 copies, scaling; j x (dot 2,
+                                   // update)
         c.working_passes = 3.0 * j + 3;  // w read by each dot, read and written by each update;
                                          // norm 1, scaling 2
     } else {
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
-        c.allreduce_words = 2.0 * (j + 1) + 1;             // j+1 words each, 1 for the norm
-        c.launches = 5 + 6.0 * std::ceil((j + 1) / 64.0);   // 2 passes x (mdgm 2, gemm 1)/chunk
+        c.allreduce_words = 2.0 * j + 1;                   // j words each, 1 for the norm
+        c.launches = 7 + 6.0 * std::ceil(j / 64.0);  // 2 passes x (mdgm 2, gemm 1) per chunk
         c.working_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
     }
     c.syncs = 1;  // the Hessenberg column and the norm to the host
@@ -120,19 +128,22 @@ inline GmresCounts gmres_restart_counts(int m)
     detail::gmres_check_int("gmres_restart_counts", "m", m);
     GmresCounts c;
     c.spmvs = 1;                              // l. 20: A x, one halo exchange
-    c.vector_passes = (m + 2.0) + 6 + 1 + 2;  // l. 19 x update; l. 20 b - Ax, Jacobi; l. 21; l. 7
+    c.vector_passes = (m + 2.0) + 2 + 2 + 1 + 3 + 1 + 2;  // l. 19 x update; l. 20 copies of x
+                                                         // and b, r read by the SpMV, Jacobi;
+                                                         // l. 21; l. 7
     c.allreduces = 1;                         // l. 21 norm
     c.allreduce_words = 1;
-    c.launches = 9;  // y to the device, update, copy of b, SpMV, Jacobi, norm's dot (2), scaling
+    c.launches = 10;  // y to the device, update, copies of x and b, SpMV, Jacobi, norm's dot
+                      // (2), the norm to the host, scaling
     c.syncs = 2;     // the residual norm; the update's copy of y
     return c;
 }
 
 /// Counts of one restart cycle: steps j = 1..m plus the restart. Closed forms:
-///   MGS:  spmvs m + 1, passes 6m + 5m(m+1)/2 + m + 11, all-reduces = words = m(m+1)/2 + m + 1;
-///   CGS2: spmvs m + 1, passes 12m + 2m(m+1) + m + 11, all-reduces 3m + 1,
-///         words m(m+1) + 3m + 1;
-///   launches: MGS 5m + 3m(m+1)/2 + 9, CGS2 (m < 64) 11m + 9; syncs m + 2.
+///   MGS:  spmvs m + 1, passes 6m + 5m(m+1)/2 + m + 13, all-reduces = words = m(m+1)/2 + m + 1;
+///   CGS2: spmvs m + 1, passes 12m + 2m(m+1) + m + 13, all-reduces 3m + 1,
+///         words m(m+1) + m + 1;
+///   launches: MGS 7m + 3m(m+1)/2 + 10, CGS2 (m <= 64) 13m + 10; syncs m + 2.
 /// Throws for m < 1 ("m").
 inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
 {
@@ -163,12 +174,12 @@ struct GmresMachine {
     double device_bytes_per_s = 0;   // device memory bandwidth (bytes/s)
     double link_bytes_per_s = 0;     // rank-to-rank bandwidth (bytes/s); P > 1 only
     double p2p_latency_s = 0;        // one point-to-point message (s); P > 1 only
-    double allreduce_latency_s = 0;  // one all-reduce call of a few words on P ranks (s)
-    double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only
+    double allreduce_latency_s = 0;  // one all-reduce call of a few words on P ranks (s); P > 1
+    double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only;
+                                     // 0: already in link_bytes_per_s (measured over that path)
     double l2_bytes = 0;          // L2 cache size (bytes); 0: w is never taken as cached
     double l2_bytes_per_s = 0;    // L2 read bandwidth (bytes/s); with l2_bytes > 0
-    double launch_s = 0;  // one kernel launch among back-to-back ones (s); 0: not priced
-    double sync_s = 0;    // one launch + synchronization round trip (s); 0: not priced
+    LaunchCosts launch;  // the launch pipeline (models/launch_pipeline.hpp); all 0: not priced
 };
 
 /// Solver and data format of the model.
@@ -180,14 +191,15 @@ struct GmresSetup {
     int index_bytes = 4;  // one CSR index (kbench::index_type)
 };
 
-/// Seconds per GMRES iteration (Arnoldi step, restart amortized), term by term.
+/// Seconds per GMRES iteration (Arnoldi step, restart amortized), term by term. The first four
+/// are the work: bytes over bandwidths, latencies of messages and all-reduces.
 struct GmresIterationTime {
     double spmv = 0;        // local CSR SpMVs
     double vector_ops = 0;  // Jacobi scalings, orthogonalization, norms, scalings, restart updates
     double halo = 0;        // halo exchanges
     double reductions = 0;  // all-reduces
-    double launches = 0;    // kernel launches and host synchronizations
-    double total = 0;       // the sum of the five
+    double launches = 0;    // what the launch pipeline adds to the work: total less the four
+    double total = 0;       // the launch pipeline's time (the sum of the four when unpriced)
 };
 
 /// Bytes of one local CSR SpMV of a rank (models/spmv_traffic.hpp csr_spmv): values and column
@@ -200,12 +212,108 @@ inline double gmres_spmv_bytes(const GmresRankLoad& r, int word_bytes, int index
         .bytes();
 }
 
+/// Seconds of the op kinds of one cycle on one rank (inputs of gmres_cycle_timeline).
+struct GmresOpTimes {
+    double spmv = 0;       // one local SpMV
+    double dram_pass = 0;  // one pass over a local vector in device memory
+    double w_pass = 0;     // one pass over the working vector w (L2 when it fits)
+    double halo = 0;       // one halo exchange: messages and words over the link
+    double allreduce_latency = 0;  // one all-reduce call
+    double allreduce_word = 0;     // one word of an all-reduce over the link
+};
+
+/// One restart cycle (m steps and the restart) of kbench's GPU GMRES on one rank, op by op on
+/// the launch pipeline, in the order solvers/gmres_device.hpp and
+/// solvers/distributed/halo_exchange_gpu.cpp issue them. The passes are those of
+/// gmres_cycle_counts, its launches and syncs too on one rank (where no halo or all-reduce is
+/// issued); on P > 1 ranks each halo exchange adds the pack kernel and, host-staged, a copy to
+/// the host, a synchronization, the MPI exchange on the host and a copy back (NCCL: one
+/// device-side op); each all-reduce adds, host-staged, a copy, a synchronization, the MPI call
+/// and a copy back (NCCL: one device-side op).
+inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
+                                           const LaunchCosts& costs, const GmresOpTimes& t)
+{
+    LaunchTimeline tl(costs);
+    const bool distributed = num_ranks > 1;
+    const bool staged = s.halo_path == HaloPath::host_staged;
+    const auto through_host = [&](double host_s) {
+        tl.kernel(0);  // copy to the host
+        tl.synchronize();
+        tl.host(host_s);
+        tl.kernel(0);  // copy back
+    };
+    const auto spmv = [&](double extra_work) {
+        if (distributed) {
+            tl.kernel(0);  // pack the words to send (gather; its bytes are left out)
+            if (staged) through_host(t.halo);
+            else tl.kernel(t.halo);
+        }
+        tl.kernel(t.spmv + extra_work);
+    };
+    const auto allreduce = [&](double words) {
+        if (!distributed) return;  // the sum over one rank: nothing issued
+        const double cost = t.allreduce_latency + words * t.allreduce_word;
+        if (staged) through_host(cost);
+        else tl.kernel(cost);
+    };
+    const auto dot = [&](double work) {
+        tl.kernel(work);  // per-block partial sums
+        tl.kernel(0);     // their sum
+    };
+    for (int j = 1; j <= s.m; ++j) {
+        spmv(0);
+        tl.kernel(3 * t.dram_pass);  // Jacobi: D^-1, w in, w out
+        if (s.orth == GmresOrth::mgs) {
+            for (int i = 0; i < j; ++i) {
+                dot(t.dram_pass + t.w_pass);  // (w, v_i)
+                allreduce(1);
+                tl.kernel(t.dram_pass + 2 * t.w_pass);  // w -= h_ij v_i
+            }
+        } else {
+            const int chunks = (j + 63) / 64;  // gram / update kernels take <= 64 columns
+            for (int pass = 0; pass < 2; ++pass) {
+                for (int c = 0; c < chunks; ++c) {
+                    const int k = std::min(64, j - 64 * c);
+                    dot(k * t.dram_pass + t.w_pass);  // V_c^T w
+                }
+                allreduce(j);
+                for (int c = 0; c < chunks; ++c) {
+                    const int k = std::min(64, j - 64 * c);
+                    tl.kernel(k * t.dram_pass + 2 * t.w_pass);  // w -= V_c h_c
+                }
+            }
+        }
+        dot(t.w_pass);  // ||w||^2
+        allreduce(1);
+        tl.kernel(0);  // the Hessenberg column to the host
+        tl.kernel(0);  // and the norm
+        tl.synchronize();
+        tl.kernel(2 * t.w_pass);  // v_{j+1} = w / h_{j+1,j}
+    }
+    // The restart: x += V_m y, r = M^-1 (b - A x), beta = ||r||, v_1 = r / beta.
+    tl.kernel(0);  // y to the device
+    tl.kernel((s.m + 2) * t.dram_pass);
+    tl.synchronize();  // y's host memory is released
+    tl.kernel(2 * t.dram_pass);  // x into the vector with ghost room
+    tl.kernel(2 * t.dram_pass);  // r = b
+    spmv(t.dram_pass);           // r -= A x (r read)
+    tl.kernel(3 * t.dram_pass);  // Jacobi
+    dot(t.dram_pass);
+    allreduce(1);
+    tl.kernel(0);  // the norm to the host
+    tl.synchronize();
+    tl.kernel(2 * t.dram_pass);
+    return tl;
+}
+
 /// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank
-/// the halo must be empty and an all-reduce costs allreduce_latency_s alone. Throws
-/// std::invalid_argument for num_ranks, m, word_bytes or index_bytes < 1, a negative or
-/// non-finite load or allreduce_latency_s, halo words or messages on one rank ("halo_words",
-/// "halo_messages"), device_bytes_per_s <= 0, and with num_ranks > 1 link_bytes_per_s <= 0, a
-/// negative p2p latency, or (host_staged) pcie_bytes_per_s <= 0.
+/// the halo must be empty and no all-reduce is issued. The work terms are priced as the header
+/// says; the total replays one cycle on the launch pipeline (gmres_cycle_timeline) and divides
+/// it by m: with mc.launch all 0 it is the sum of the work. Throws std::invalid_argument for
+/// num_ranks, m, word_bytes or index_bytes < 1, a negative or non-finite load, halo words or
+/// messages on one rank ("halo_words", "halo_messages"), device_bytes_per_s <= 0, a negative
+/// launch cost, and with num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce
+/// latency or pcie_bytes_per_s.
 inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int num_ranks,
                                                const GmresSetup& s, const GmresMachine& mc)
 {
@@ -220,48 +328,49 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     detail::gmres_check(f, "halo_messages", load.halo_messages, false);
     detail::gmres_check(f, "device_bytes_per_s", mc.device_bytes_per_s, true);
     const bool distributed = num_ranks > 1;
-    detail::gmres_check(f, "allreduce_latency_s", mc.allreduce_latency_s, false);
-    detail::gmres_check(f, "launch_s", mc.launch_s, false);
     detail::gmres_check(f, "l2_bytes", mc.l2_bytes, false);
     if (mc.l2_bytes > 0) detail::gmres_check(f, "l2_bytes_per_s", mc.l2_bytes_per_s, true);
-    detail::gmres_check(f, "sync_s", mc.sync_s, false);
+    detail::gmres_check(f, "launch_s", mc.launch.launch_s, false);
+    detail::gmres_check(f, "sync_s", mc.launch.sync_s, false);
+    detail::gmres_check(f, "kernel_fixed_s", mc.launch.kernel_fixed_s, false);
+    detail::gmres_check(f, "node_s", mc.launch.node_s, false);
     if (!distributed && (load.halo_words > 0 || load.halo_messages > 0))
         detail::gmres_comm_fail(f, "halo_words = " + std::to_string(load.halo_words) +
                                        ", halo_messages = " + std::to_string(load.halo_messages) +
                                        " with num_ranks = 1, expected 0");
+    GmresOpTimes op;
     if (distributed) {
         detail::gmres_check(f, "link_bytes_per_s", mc.link_bytes_per_s, true);
         detail::gmres_check(f, "p2p_latency_s", mc.p2p_latency_s, false);
-        if (s.halo_path == HaloPath::host_staged)
-            detail::gmres_check(f, "pcie_bytes_per_s", mc.pcie_bytes_per_s, true);
+        detail::gmres_check(f, "allreduce_latency_s", mc.allreduce_latency_s, false);
+        detail::gmres_check(f, "pcie_bytes_per_s", mc.pcie_bytes_per_s, false);
+        const double halo_bytes = load.halo_words * s.word_bytes;
+        const bool pcie = s.halo_path == HaloPath::host_staged && mc.pcie_bytes_per_s > 0;
+        op.halo = load.halo_messages * mc.p2p_latency_s                // one latency per message
+                  + halo_bytes / mc.link_bytes_per_s                   // the words over the link
+                  + (pcie ? 2.0 * halo_bytes / mc.pcie_bytes_per_s : 0.0);  // GPU -> host -> GPU
+        op.allreduce_latency = mc.allreduce_latency_s;
+        op.allreduce_word = s.word_bytes / mc.link_bytes_per_s;
     }
-    const GmresCounts c = gmres_cycle_counts(s.m, s.orth);
-    const double halo_bytes = load.halo_words * s.word_bytes;
-    const double one_halo =
-        !distributed ? 0.0
-                     : load.halo_messages * mc.p2p_latency_s        // one latency per message
-                           + halo_bytes / mc.link_bytes_per_s       // the words over the link
-                           + (s.halo_path == HaloPath::host_staged  // GPU -> host, host -> GPU
-                                  ? 2.0 * halo_bytes / mc.pcie_bytes_per_s
-                                  : 0.0);
-    GmresIterationTime t;
-    t.spmv = c.spmvs * gmres_spmv_bytes(load, s.word_bytes, s.index_bytes) /
-             mc.device_bytes_per_s / s.m;
+    op.spmv = gmres_spmv_bytes(load, s.word_bytes, s.index_bytes) / mc.device_bytes_per_s;
     const double pass_bytes = load.rows * s.word_bytes;
+    op.dram_pass = pass_bytes / mc.device_bytes_per_s;
     const bool w_cached = mc.l2_bytes > 0 && pass_bytes <= mc.l2_bytes / 2;
-    t.vector_ops = (w_cached ? (c.vector_passes - c.working_passes) * pass_bytes /
-                                       mc.device_bytes_per_s +
-                                   c.working_passes * pass_bytes / mc.l2_bytes_per_s
-                             : c.vector_passes * pass_bytes / mc.device_bytes_per_s) /
+    op.w_pass = w_cached ? pass_bytes / mc.l2_bytes_per_s : op.dram_pass;
+
+    const GmresCounts c = gmres_cycle_counts(s.m, s.orth);
+    GmresIterationTime t;
+    t.spmv = c.spmvs * op.spmv / s.m;
+    t.vector_ops = ((c.vector_passes - c.working_passes) * op.dram_pass +
+                    c.working_passes * op.w_pass) /
                    s.m;
-    t.halo = c.spmvs * one_halo / s.m;
-    // Each all-reduce costs its measured latency, on one rank too: there the call is still the
-    // path's round trip (host-staged: device -> host -> device; NCCL: a launch), 0 if not given.
-    t.reductions = (c.allreduces * mc.allreduce_latency_s +
-                    (distributed ? c.allreduce_words * s.word_bytes / mc.link_bytes_per_s : 0.0)) /
-                   s.m;
-    t.launches = (c.launches * mc.launch_s + c.syncs * mc.sync_s) / s.m;
-    t.total = t.spmv + t.vector_ops + t.halo + t.reductions + t.launches;
+    t.halo = distributed ? c.spmvs * op.halo / s.m : 0.0;
+    t.reductions =
+        distributed ? (c.allreduces * op.allreduce_latency + c.allreduce_words * op.allreduce_word) /
+                          s.m
+                    : 0.0;
+    t.total = gmres_cycle_timeline(num_ranks, s, mc.launch, op).seconds() / s.m;
+    t.launches = std::max(0.0, t.total - (t.spmv + t.vector_ops + t.halo + t.reductions));
     return t;
 }
 

@@ -1,0 +1,98 @@
+// The launch pipeline of one host thread driving one CUDA stream (kbench's model, used by
+// models/gmres_comm_model.hpp; none of the five papers models it). Launches are asynchronous:
+// the host pays launch_s per launch and runs ahead while the device works through the queue,
+// so a stream of kernels advances at the slower of launch issue and execution, kernel by
+// kernel. After a long kernel (an SpMV) the host is ahead and the short kernels behind it run
+// back to back; a stream of short kernels leaves the device idle between launches. A
+// synchronization (a value copied to the host) drains the queue: the host waits for the device,
+// then pays the wake-up. Host work (an MPI call) after a synchronization adds to the time;
+// without one it overlaps the queued kernels.
+//
+// Device time of one kernel: kernel_fixed_s + work_s for a kernel that streams data (work_s > 0:
+// its bytes over the bandwidth they come at), node_s for one that moves nothing (a second
+// reduction stage, a copy of a few words). kernel_fixed_s is the per-kernel cost that a
+// streaming kernel adds to its bytes over bandwidth (machine profile: the ramp-up and drain of
+// a grid); node_s the device-side cost of an empty kernel (a replayed CUDA graph node).
+// Units: seconds. Bad costs throw std::invalid_argument naming the parameter.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace kbench::models {
+
+/// Measured latencies of the pipeline, seconds; 0 leaves a term unpriced.
+struct LaunchCosts {
+    double launch_s = 0;        // host time per launch among back-to-back ones
+    double sync_s = 0;          // one empty launch + stream synchronization, round trip
+    double kernel_fixed_s = 0;  // device time a streaming kernel adds to bytes / bandwidth
+    double node_s = 0;          // device time of an empty kernel (CUDA graph node, replayed)
+};
+
+/// Host and device clocks of one stream, advanced op by op (see the header comment).
+class LaunchTimeline {
+public:
+    /// Throws std::invalid_argument for a negative or non-finite cost.
+    explicit LaunchTimeline(const LaunchCosts& c) : c_{c}
+    {
+        check("launch_s", c.launch_s);
+        check("sync_s", c.sync_s);
+        check("kernel_fixed_s", c.kernel_fixed_s);
+        check("node_s", c.node_s);
+    }
+
+    /// One asynchronous launch (kernel or copy) of work_s seconds of streaming (0: none). The
+    /// device starts it once its launch has arrived and the previous op has ended.
+    void kernel(double work_s)
+    {
+        check("work_s", work_s);
+        host_ += c_.launch_s;
+        const double busy = work_s > 0 ? c_.kernel_fixed_s + work_s : c_.node_s;
+        device_ = std::max(host_, device_) + busy;
+        work_ += work_s;
+        ++launches_;
+    }
+    /// The host waits for the queue to drain, then wakes: the round trip less its own launch
+    /// and empty kernel.
+    void synchronize()
+    {
+        host_ = std::max(host_, device_) +
+                std::max(0.0, c_.sync_s - c_.launch_s - c_.node_s);
+        ++syncs_;
+    }
+    /// seconds of host work (an MPI call); overlaps the queued kernels unless after a
+    /// synchronize().
+    void host(double seconds)
+    {
+        check("seconds", seconds);
+        host_ += seconds;
+        work_ += seconds;
+    }
+
+    /// Time until both clocks have stopped.
+    double seconds() const noexcept { return std::max(host_, device_); }
+    /// Sum of the work_s and host seconds given: seconds() with every latency 0 and nothing
+    /// overlapped.
+    double work_seconds() const noexcept { return work_; }
+    long launches() const noexcept { return launches_; }
+    long syncs() const noexcept { return syncs_; }
+
+private:
+    static void check(const char* name, double x)
+    {
+        if (!(x >= 0) || !std::isfinite(x))
+            throw std::invalid_argument(std::string("LaunchTimeline: ") + name + " = " +
+                                        std::to_string(x) + ", expected a finite value >= 0");
+    }
+
+    LaunchCosts c_;
+    double host_ = 0;
+    double device_ = 0;
+    double work_ = 0;
+    long launches_ = 0;
+    long syncs_ = 0;
+};
+
+}  // namespace kbench::models

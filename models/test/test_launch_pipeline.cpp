@@ -1,0 +1,61 @@
+// The launch pipeline of models/launch_pipeline.hpp, op by op on hand-checked sequences.
+#include "models/launch_pipeline.hpp"
+
+#include "kernels/test/expect_invalid.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kbench::models {
+namespace {
+
+// Launch 2 us, sync round trip 10 us (wake-up 10 - 2 - 1 = 7 us), fixed 3 us, node 1 us.
+const LaunchCosts costs{2e-6, 1e-5, 3e-6, 1e-6};
+
+TEST(LaunchPipeline, ShortKernelsWaitForTheirLaunches)
+{
+    LaunchTimeline tl(costs);
+    tl.kernel(0);  // host 2, device 2 -> 3
+    tl.kernel(0);  // host 4, device 4 -> 5
+    EXPECT_DOUBLE_EQ(tl.seconds(), 5e-6);
+    tl.synchronize();  // host max(4, 5) + 7 = 12
+    EXPECT_DOUBLE_EQ(tl.seconds(), 12e-6);
+    EXPECT_EQ(tl.launches(), 2);
+    EXPECT_EQ(tl.syncs(), 1);
+}
+
+TEST(LaunchPipeline, ALongKernelLetsTheHostRunAhead)
+{
+    LaunchTimeline tl(costs);
+    tl.kernel(20e-6);  // host 2, device 2 -> 25
+    tl.kernel(1e-6);   // host 4, device 25 -> 29
+    tl.kernel(0);      // host 6, device 29 -> 30
+    EXPECT_DOUBLE_EQ(tl.seconds(), 30e-6);
+    tl.host(5e-6);  // host 11: hidden behind the queue
+    EXPECT_DOUBLE_EQ(tl.seconds(), 30e-6);
+    tl.synchronize();  // host 30 + 7
+    tl.host(5e-6);     // after a sync: adds
+    EXPECT_DOUBLE_EQ(tl.seconds(), 42e-6);
+    EXPECT_DOUBLE_EQ(tl.work_seconds(), 31e-6);
+}
+
+TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
+{
+    LaunchTimeline tl(LaunchCosts{});
+    tl.kernel(1e-6);
+    tl.synchronize();
+    tl.host(2e-6);
+    tl.kernel(3e-6);
+    EXPECT_DOUBLE_EQ(tl.seconds(), 6e-6);
+    EXPECT_DOUBLE_EQ(tl.work_seconds(), 6e-6);
+}
+
+TEST(LaunchPipeline, BadCostsNameTheParameter)
+{
+    test::expect_invalid([] { LaunchTimeline(LaunchCosts{-1, 0, 0, 0}); }, {"launch_s = -1"});
+    LaunchTimeline tl(costs);
+    test::expect_invalid([&] { tl.kernel(-1); }, {"work_s"});
+    test::expect_invalid([&] { tl.host(0.0 / 0.0); }, {"seconds"});
+}
+
+}  // namespace
+}  // namespace kbench::models
