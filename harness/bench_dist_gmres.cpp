@@ -68,7 +68,8 @@ json model_entry(const json& e, const MachineProfile* machine)
     mc.l2_bytes = machine->spmv.l2_bytes;
     mc.l2_bytes_per_s = machine->spmv.l2_gbps * 1e9;
     mc.launch = {machine->launch_latency_us * 1e-6, machine->launch_sync_roundtrip_us * 1e-6,
-                 machine->kernel_fixed_us * 1e-6, machine->graph_node_us * 1e-6};
+                 machine->kernel_fixed_us * 1e-6, machine->reduction_fixed_us * 1e-6,
+                 machine->graph_node_us * 1e-6};
     const auto t = models::gmres_iteration_time(load, e.at("ranks").get<int>(), setup, mc);
     return {{"spmv", t.spmv}, {"vector", t.vector_ops}, {"halo", t.halo},
             {"reductions", t.reductions}, {"launches", t.launches}, {"total", t.total}};

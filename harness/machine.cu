@@ -6,6 +6,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/stream.hpp"
 
@@ -92,36 +93,53 @@ void latencies(MachineProfile& m, cudaStream_t stream)
     m.graph_node_us = 1e6 / nodes * time_events([&](cudaStream_t s) { exec.launch(s); }, stream);
 }
 
-/// The device time a streaming kernel adds to its bytes over bandwidth (the ramp-up and drain
-/// of its grid; models/launch_pipeline.hpp kernel_fixed_s): per size n = 2^18 .. 2^21 doubles, a
-/// replayed CUDA graph of stream::triad nodes whose arrays rotate through >= 4x the L2 size (so
-/// every node streams from DRAM), time per node less 24 n bytes at the triad bandwidth; the
-/// median over the sizes. Needs m.triad_gbps.
-void kernel_fixed_cost(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+/// Device time a kernel (or a few in sequence) adds to its bytes over the triad bandwidth: per
+/// size n = 2^18 .. 2^21 doubles, a replayed CUDA graph of 64 calls of node(x, n, stream) on
+/// `arrays` arrays of n doubles that rotate through a pool of >= 4x the L2 size (so every call
+/// streams from DRAM), time per call less arrays * 8n bytes at the triad bandwidth; the median
+/// over the sizes, in microseconds. Needs m.triad_gbps.
+template <typename Node>
+double fixed_cost_us(const MachineProfile& m, const device_info& dev, int arrays, Node&& node,
+                     cudaStream_t stream)
 {
     const std::size_t pool = std::max<std::size_t>(std::size_t{4} * dev.l2_cache_bytes / 8,
-                                                   std::size_t{3} << 22);
+                                                   std::size_t{4} << 22);
     device_buffer<double> a(pool);
     fill(a.data(), pool, 1.0, stream);
-    constexpr int nodes = 64;
+    constexpr int calls = 64;
     std::vector<double> fixed;
     for (std::size_t n = std::size_t{1} << 18; n <= std::size_t{1} << 21; n *= 2) {
-        const std::size_t slots = pool / (3 * n);  // >= 4x L2 in all: no node finds its data
+        const std::size_t slots = pool / (arrays * n);
         cuda_graph graph;
         cudaGraph_t captured = graph.get();
         KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
                                                         cudaStreamCaptureModeThreadLocal));
-        for (int k = 0; k < nodes; ++k) {
-            double* x = a.data() + (static_cast<std::size_t>(k) % slots) * 3 * n;
-            stream::triad(x, x + n, x + 2 * n, 0.5, n, stream);
-        }
+        for (int k = 0; k < calls; ++k)
+            node(a.data() + (static_cast<std::size_t>(k) % slots) * arrays * n, n, stream);
         KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
         cuda_graph_exec exec(graph.get());
-        const double per_node =
-            time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / nodes;
-        fixed.push_back(per_node - 24.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
+        const double per_call =
+            time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
+        fixed.push_back(per_call - arrays * 8.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
     }
-    m.kernel_fixed_us = 1e6 * median(fixed);
+    return 1e6 * median(fixed);
+}
+
+/// The fixed costs of models/launch_pipeline.hpp: a streaming kernel (stream::triad, the ramp-up
+/// and drain of its grid) and kbench's two-stage dot product (blas::dot: both kernels, the second
+/// a one-block sum of the partials).
+void kernel_fixed_costs(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    m.kernel_fixed_us = fixed_cost_us(m, dev, 3, [](double* x, std::size_t n, cudaStream_t s) {
+        stream::triad(x, x + n, x + 2 * n, 0.5, n, s);
+    }, stream);
+    const auto len = static_cast<std::int64_t>(std::size_t{1} << 21);
+    device_buffer<unsigned char> work(blas::dot_workspace_bytes(len, 1));
+    device_buffer<double> result(1);
+    m.reduction_fixed_us = fixed_cost_us(m, dev, 2, [&](double* x, std::size_t n, cudaStream_t s) {
+        blas::dot(static_cast<std::int64_t>(n), x, x + n, result.data(), work.data(),
+                  work.bytes(), s);
+    }, stream);
 }
 
 void dgemm(MachineProfile& m, cudaStream_t stream)
@@ -153,7 +171,7 @@ MachineProfile measure_machine(std::ostream* log)
     bandwidth(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
     latencies(m, stream);
-    kernel_fixed_cost(m, dev, stream);
+    kernel_fixed_costs(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
     if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
@@ -171,6 +189,7 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
                m.launch_latency_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph node, replayed (us)", m.graph_node_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "streaming kernel, fixed cost (us)", m.kernel_fixed_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "two-stage dot, fixed cost (us)", m.reduction_fixed_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",
                m.launch_sync_roundtrip_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",

@@ -33,7 +33,7 @@
 // a cycle go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's
 // solver issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel
 // a fixed device time on top of its bytes, and each copy of values to the host a
-// synchronization that drains the queue. Those costs dominate small systems; on large ones the
+// synchronization that drains the queue; the dot products are two-stage reductions. Those costs dominate small systems; on large ones the
 // host runs ahead during the SpMV and hides the launches of the short kernels behind it.
 // Launches (kernels and copies) of kbench's solver (solvers/gmres_device.hpp): SpMV 1, Jacobi
 // 1, dot 2 (two stages), one-column update 1, scaling 1, the Hessenberg column and the norm to
@@ -256,16 +256,12 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
         if (staged) through_host(cost);
         else tl.kernel(cost);
     };
-    const auto dot = [&](double work) {
-        tl.kernel(work);  // per-block partial sums
-        tl.kernel(0);     // their sum
-    };
     for (int j = 1; j <= s.m; ++j) {
         spmv(0);
         tl.kernel(3 * t.dram_pass);  // Jacobi: D^-1, w in, w out
         if (s.orth == GmresOrth::mgs) {
             for (int i = 0; i < j; ++i) {
-                dot(t.dram_pass + t.w_pass);  // (w, v_i)
+                tl.reduction(t.dram_pass + t.w_pass);  // (w, v_i)
                 allreduce(1);
                 tl.kernel(t.dram_pass + 2 * t.w_pass);  // w -= h_ij v_i
             }
@@ -274,7 +270,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
             for (int pass = 0; pass < 2; ++pass) {
                 for (int c = 0; c < chunks; ++c) {
                     const int k = std::min(64, j - 64 * c);
-                    dot(k * t.dram_pass + t.w_pass);  // V_c^T w
+                    tl.reduction(k * t.dram_pass + t.w_pass);  // V_c^T w
                 }
                 allreduce(j);
                 for (int c = 0; c < chunks; ++c) {
@@ -283,7 +279,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
                 }
             }
         }
-        dot(t.w_pass);  // ||w||^2
+        tl.reduction(t.w_pass);  // ||w||^2
         allreduce(1);
         tl.kernel(0);  // the Hessenberg column to the host
         tl.kernel(0);  // and the norm
@@ -298,7 +294,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
     tl.kernel(2 * t.dram_pass);  // r = b
     spmv(t.dram_pass);           // r -= A x (r read)
     tl.kernel(3 * t.dram_pass);  // Jacobi
-    dot(t.dram_pass);
+    tl.reduction(t.dram_pass);
     allreduce(1);
     tl.kernel(0);  // the norm to the host
     tl.synchronize();

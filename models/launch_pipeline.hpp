@@ -9,10 +9,12 @@
 // without one it overlaps the queued kernels.
 //
 // Device time of one kernel: kernel_fixed_s + work_s for a kernel that streams data (work_s > 0:
-// its bytes over the bandwidth they come at), node_s for one that moves nothing (a second
-// reduction stage, a copy of a few words). kernel_fixed_s is the per-kernel cost that a
-// streaming kernel adds to its bytes over bandwidth (machine profile: the ramp-up and drain of
-// a grid); node_s the device-side cost of an empty kernel (a replayed CUDA graph node).
+// its bytes over the bandwidth they come at), node_s for one that moves nothing (a copy of a few
+// words). A two-stage reduction (a dot product: per-block partial sums, then a one-block kernel
+// that sums them) costs reduction_fixed_s + work_s over its two kernels. The fixed costs are
+// measured (kbench machine): what a streaming kernel, or a two-stage dot, takes beyond its bytes
+// over bandwidth (the ramp-up and drain of a grid; the second stage's latency chain); node_s is
+// the device-side cost of an empty kernel (a replayed CUDA graph node).
 // Units: seconds. Bad costs throw std::invalid_argument naming the parameter.
 #pragma once
 
@@ -28,6 +30,7 @@ struct LaunchCosts {
     double launch_s = 0;        // host time per launch among back-to-back ones
     double sync_s = 0;          // one empty launch + stream synchronization, round trip
     double kernel_fixed_s = 0;  // device time a streaming kernel adds to bytes / bandwidth
+    double reduction_fixed_s = 0;  // the same for a two-stage reduction, both kernels
     double node_s = 0;          // device time of an empty kernel (CUDA graph node, replayed)
 };
 
@@ -40,6 +43,7 @@ public:
         check("launch_s", c.launch_s);
         check("sync_s", c.sync_s);
         check("kernel_fixed_s", c.kernel_fixed_s);
+        check("reduction_fixed_s", c.reduction_fixed_s);
         check("node_s", c.node_s);
     }
 
@@ -48,11 +52,15 @@ public:
     void kernel(double work_s)
     {
         check("work_s", work_s);
-        host_ += c_.launch_s;
-        const double busy = work_s > 0 ? c_.kernel_fixed_s + work_s : c_.node_s;
-        device_ = std::max(host_, device_) + busy;
+        launch(work_s > 0 ? c_.kernel_fixed_s + work_s : c_.node_s);
         work_ += work_s;
-        ++launches_;
+    }
+    /// A two-stage reduction streaming work_s seconds of data: two launches, the partial sums
+    /// (as kernel(work_s)) and their sum (the rest of reduction_fixed_s, at least node_s).
+    void reduction(double work_s)
+    {
+        kernel(work_s);
+        launch(std::max(c_.node_s, c_.reduction_fixed_s - (work_s > 0 ? c_.kernel_fixed_s : 0)));
     }
     /// The host waits for the queue to drain, then wakes: the round trip less its own launch
     /// and empty kernel.
@@ -80,6 +88,12 @@ public:
     long syncs() const noexcept { return syncs_; }
 
 private:
+    void launch(double busy)
+    {
+        host_ += c_.launch_s;
+        device_ = std::max(host_, device_) + busy;
+        ++launches_;
+    }
     static void check(const char* name, double x)
     {
         if (!(x >= 0) || !std::isfinite(x))

@@ -157,7 +157,7 @@ TEST(GmresCommModel, ShortKernelsAreLaunchBound)
     // just before the syncs (under 1e-7 s).
     GmresMachine gpu;
     gpu.device_bytes_per_s = 1e12;
-    gpu.launch = {2e-6, 1e-5, 0, 0};
+    gpu.launch = {2e-6, 1e-5, 0, 0, 0};
     const auto t = gmres_iteration_time(GmresRankLoad{100, 500, 0, 0}, 1, setup(16), gpu);
     EXPECT_NEAR(t.total * 16, 530 * 2e-6 + 18 * (1e-5 - 2e-6), 1e-7);
     EXPECT_NEAR(t.launches, t.total - t.spmv - t.vector_ops, 1e-18);
@@ -174,7 +174,7 @@ TEST(GmresCommModel, LongKernelsHideTheLaunches)
     // the scaling: 4 + 2j; the restart: 7) adds its fixed 1 us.
     GmresMachine gpu;
     gpu.device_bytes_per_s = 1e12;
-    gpu.launch = {1e-7, 0, 1e-6, 0};
+    gpu.launch = {1e-7, 0, 1e-6, 0, 0};
     const GmresRankLoad big{1e6, 5e6, 0, 0};
     const auto t = gmres_iteration_time(big, 1, setup(16), gpu);
     const double work = (t.spmv + t.vector_ops) * 16;

@@ -8,8 +8,9 @@
 namespace kbench::models {
 namespace {
 
-// Launch 2 us, sync round trip 10 us (wake-up 10 - 2 - 1 = 7 us), fixed 3 us, node 1 us.
-const LaunchCosts costs{2e-6, 1e-5, 3e-6, 1e-6};
+// Launch 2 us, sync round trip 10 us (wake-up 10 - 2 - 1 = 7 us), fixed 3 us per streaming
+// kernel and 5 us per two-stage reduction, node 1 us.
+const LaunchCosts costs{2e-6, 1e-5, 3e-6, 5e-6, 1e-6};
 
 TEST(LaunchPipeline, ShortKernelsWaitForTheirLaunches)
 {
@@ -38,6 +39,19 @@ TEST(LaunchPipeline, ALongKernelLetsTheHostRunAhead)
     EXPECT_DOUBLE_EQ(tl.work_seconds(), 31e-6);
 }
 
+TEST(LaunchPipeline, AReductionIsTwoKernels)
+{
+    LaunchTimeline tl(costs);
+    tl.reduction(10e-6);  // host 2, device 2 -> 15; host 4, device 15 -> 17 (5 - 3 us)
+    EXPECT_DOUBLE_EQ(tl.seconds(), 17e-6);
+    EXPECT_EQ(tl.launches(), 2);
+    LaunchCosts small = costs;
+    small.reduction_fixed_s = 3.5e-6;  // second stage below an empty kernel: node_s
+    LaunchTimeline t2(small);
+    t2.reduction(10e-6);
+    EXPECT_DOUBLE_EQ(t2.seconds(), 16e-6);
+}
+
 TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
 {
     LaunchTimeline tl(LaunchCosts{});
@@ -51,7 +65,7 @@ TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
 
 TEST(LaunchPipeline, BadCostsNameTheParameter)
 {
-    test::expect_invalid([] { LaunchTimeline(LaunchCosts{-1, 0, 0, 0}); }, {"launch_s = -1"});
+    test::expect_invalid([] { LaunchTimeline(LaunchCosts{-1, 0, 0, 0, 0}); }, {"launch_s = -1"});
     LaunchTimeline tl(costs);
     test::expect_invalid([&] { tl.kernel(-1); }, {"work_s"});
     test::expect_invalid([&] { tl.host(0.0 / 0.0); }, {"seconds"});
