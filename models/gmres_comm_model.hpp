@@ -26,9 +26,10 @@
 //                               ghosts) and b: 4 passes; r read by the SpMV: 1; Jacobi: 3
 //   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
 //   l. 7      v_1 = r / beta    2 passes
-// The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step) hit the
-// L2 cache instead of device memory when w fits in half of it (n_d words <= L2 / 2): priced at
-// the L2 bandwidth then, when it is given.
+// The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step), and in
+// MGS the update's read of v_i right after the dot read it (j per step), hit the L2 cache
+// instead of device memory when a vector fits in half of it (n_d words <= L2 / 2): priced at the
+// L2 bandwidth of a read-write kernel then, when it is given.
 // Per iteration = cycle / m (the restart amortized over the m steps). On the GPU the kernels of
 // a cycle go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's
 // solver issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel
@@ -72,7 +73,8 @@ struct GmresCounts {
     double vector_passes = 0;    // local vectors read or written by the vector kernels
     double allreduces = 0;       // all-reduces (each synchronizes the ranks)
     double allreduce_words = 0;  // words summed over those all-reduces
-    double working_passes = 0;   // of vector_passes, those over the working vector w (l. 10-15)
+    double cached_passes = 0;    // of vector_passes, those that hit L2 when a vector fits (w in
+                                 // l. 10-15; MGS: v_i re-read by the update)
     double launches = 0;         // GPU kernel launches (and device copies)
     double syncs = 0;            // host waits for the device (values copied to the host)
 };
@@ -109,14 +111,14 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.allreduce_words = j + 1.0;   // one word each
         c.launches = 7 + 3.0 * j;  // SpMV, Jacobi, norm's dot (2), 2 copies, scaling; j x (dot 2,
                                    // update)
-        c.working_passes = 3.0 * j + 3;  // w read by each dot, read and written by each update;
-                                         // norm 1, scaling 2
+        c.cached_passes = 4.0 * j + 3;  // w read by each dot; w and v_i read and w written by
+                                        // each update; norm 1, scaling 2
     } else {
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
         c.allreduce_words = 2.0 * j + 1;                   // j words each, 1 for the norm
         c.launches = 7 + 6.0 * std::ceil(j / 64.0);  // 2 passes x (mdgm 2, gemm 1) per chunk
-        c.working_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
+        c.cached_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
     }
     c.syncs = 1;  // the Hessenberg column and the norm to the host
     return c;
@@ -154,7 +156,7 @@ inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
         c.vector_passes += s.vector_passes;
         c.allreduces += s.allreduces;
         c.allreduce_words += s.allreduce_words;
-        c.working_passes += s.working_passes;
+        c.cached_passes += s.cached_passes;
         c.launches += s.launches;
         c.syncs += s.syncs;
     }
@@ -178,7 +180,7 @@ struct GmresMachine {
     double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only;
                                      // 0: already in link_bytes_per_s (measured over that path)
     double l2_bytes = 0;          // L2 cache size (bytes); 0: w is never taken as cached
-    double l2_bytes_per_s = 0;    // L2 read bandwidth (bytes/s); with l2_bytes > 0
+    double l2_bytes_per_s = 0;    // L2 bandwidth of a read-write kernel (bytes/s); with l2_bytes
     LaunchCosts launch;  // the launch pipeline (models/launch_pipeline.hpp); all 0: not priced
 };
 
@@ -189,6 +191,8 @@ struct GmresSetup {
     HaloPath halo_path = HaloPath::direct;
     int word_bytes = 8;   // one vector entry or matrix value (double)
     int index_bytes = 4;  // one CSR index (kbench::index_type)
+    int iterations = 0;   // of the solve: iterations / m full cycles and one of iterations mod m
+                          // steps; 0: a full cycle
 };
 
 /// Seconds per GMRES iteration (Arnoldi step, restart amortized), term by term. The first four
@@ -216,7 +220,8 @@ inline double gmres_spmv_bytes(const GmresRankLoad& r, int word_bytes, int index
 struct GmresOpTimes {
     double spmv = 0;       // one local SpMV
     double dram_pass = 0;  // one pass over a local vector in device memory
-    double w_pass = 0;     // one pass over the working vector w (L2 when it fits)
+    double w_pass = 0;     // one pass over the working vector w (L2 when it fits), or over v_i
+                           // re-read in MGS
     double halo = 0;       // one halo exchange: messages and words over the link
     double allreduce_latency = 0;  // one all-reduce call
     double allreduce_word = 0;     // one word of an all-reduce over the link
@@ -263,7 +268,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
             for (int i = 0; i < j; ++i) {
                 tl.reduction(t.dram_pass + t.w_pass);  // (w, v_i)
                 allreduce(1);
-                tl.kernel(t.dram_pass + 2 * t.w_pass);  // w -= h_ij v_i
+                tl.kernel(3 * t.w_pass);  // w -= h_ij v_i (v_i just read by the dot)
             }
         } else {
             const int chunks = (j + 63) / 64;  // gram / update kernels take <= 64 columns
@@ -304,8 +309,11 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
 
 /// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank
 /// the halo must be empty and no all-reduce is issued. The work terms are priced as the header
-/// says; the total replays one cycle on the launch pipeline (gmres_cycle_timeline) and divides
-/// it by m: with mc.launch all 0 it is the sum of the work. Throws std::invalid_argument for
+/// says; the total replays the cycles on the launch pipeline (gmres_cycle_timeline): one full
+/// cycle divided by m, or with s.iterations > 0 the solve's full cycles and its last, shorter
+/// one divided by the iterations (a solve that stops early has fewer, shorter orthogonalization
+/// steps per iteration). With mc.launch all 0 the total is the sum of the work. Throws
+/// std::invalid_argument for a negative s.iterations,
 /// num_ranks, m, word_bytes or index_bytes < 1, a negative or non-finite load, halo words or
 /// messages on one rank ("halo_words", "halo_messages"), device_bytes_per_s <= 0, a negative
 /// launch cost, and with num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce
@@ -354,18 +362,37 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     const bool w_cached = mc.l2_bytes > 0 && pass_bytes <= mc.l2_bytes / 2;
     op.w_pass = w_cached ? pass_bytes / mc.l2_bytes_per_s : op.dram_pass;
 
-    const GmresCounts c = gmres_cycle_counts(s.m, s.orth);
+    // The terms of one cycle of `steps` steps (and its restart), not yet divided.
+    const auto cycle = [&](int steps) {
+        GmresSetup cs = s;
+        cs.m = steps;
+        const GmresCounts c = gmres_cycle_counts(steps, s.orth);
+        GmresIterationTime t;
+        t.spmv = c.spmvs * op.spmv;
+        t.vector_ops =
+            (c.vector_passes - c.cached_passes) * op.dram_pass + c.cached_passes * op.w_pass;
+        t.halo = distributed ? c.spmvs * op.halo : 0.0;
+        t.reductions = distributed ? c.allreduces * op.allreduce_latency +
+                                         c.allreduce_words * op.allreduce_word
+                                   : 0.0;
+        t.total = gmres_cycle_timeline(num_ranks, cs, mc.launch, op).seconds();
+        return t;
+    };
+    detail::gmres_check(f, "iterations", s.iterations, false);
+    const int full = s.iterations > 0 ? s.iterations / s.m : 1;
+    const int rest = s.iterations > 0 ? s.iterations % s.m : 0;
+    const double steps = s.iterations > 0 ? s.iterations : s.m;
+    const GmresIterationTime a = cycle(s.m);
+    const GmresIterationTime b = rest > 0 ? cycle(rest) : GmresIterationTime{};
+    const auto per_step = [&](double GmresIterationTime::*term) {
+        return (full * (a.*term) + b.*term) / steps;
+    };
     GmresIterationTime t;
-    t.spmv = c.spmvs * op.spmv / s.m;
-    t.vector_ops = ((c.vector_passes - c.working_passes) * op.dram_pass +
-                    c.working_passes * op.w_pass) /
-                   s.m;
-    t.halo = distributed ? c.spmvs * op.halo / s.m : 0.0;
-    t.reductions =
-        distributed ? (c.allreduces * op.allreduce_latency + c.allreduce_words * op.allreduce_word) /
-                          s.m
-                    : 0.0;
-    t.total = gmres_cycle_timeline(num_ranks, s, mc.launch, op).seconds() / s.m;
+    t.spmv = per_step(&GmresIterationTime::spmv);
+    t.vector_ops = per_step(&GmresIterationTime::vector_ops);
+    t.halo = per_step(&GmresIterationTime::halo);
+    t.reductions = per_step(&GmresIterationTime::reductions);
+    t.total = per_step(&GmresIterationTime::total);
     t.launches = std::max(0.0, t.total - (t.spmv + t.vector_ops + t.halo + t.reductions));
     return t;
 }

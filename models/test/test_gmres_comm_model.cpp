@@ -166,6 +166,28 @@ TEST(GmresCommModel, ShortKernelsAreLaunchBound)
                          {"sync_s = -1"});
 }
 
+TEST(GmresCommModel, ASolveThatStopsEarlyHasShorterSteps)
+{
+    GmresMachine gpu;
+    gpu.device_bytes_per_s = 1e12;
+    gpu.launch = {2e-6, 1e-5, 0, 0, 0};
+    const GmresRankLoad alone{100, 500, 0, 0};
+    GmresSetup s = setup(16);
+    const double cycle16 = gmres_iteration_time(alone, 1, s, gpu).total * 16;
+    s.iterations = 16;  // one full cycle: the same as none given
+    EXPECT_DOUBLE_EQ(gmres_iteration_time(alone, 1, s, gpu).total * 16, cycle16);
+    // 9 iterations: one cycle of 9 steps, 7 * 9 + 3 * 9 * 10 / 2 + 10 = 208 launches and 11
+    // syncs, as launch-bound as above.
+    s.iterations = 9;
+    const double cycle9 = gmres_iteration_time(alone, 1, s, gpu).total * 9;
+    EXPECT_NEAR(cycle9, 208 * 2e-6 + 11 * (1e-5 - 2e-6), 1e-7);
+    // 41 = 2 x 16 + 9.
+    s.iterations = 41;
+    EXPECT_NEAR(gmres_iteration_time(alone, 1, s, gpu).total * 41, 2 * cycle16 + cycle9, 1e-15);
+    s.iterations = -1;
+    test::expect_invalid([&] { gmres_iteration_time(alone, 1, s, gpu); }, {"iterations = -1"});
+}
+
 TEST(GmresCommModel, LongKernelsHideTheLaunches)
 {
     // 1e6 rows at 1e12 B/s, launches of 0.1 us, no wake-up cost: the host stays ahead except
@@ -184,9 +206,9 @@ TEST(GmresCommModel, LongKernelsHideTheLaunches)
 
 TEST(GmresCommModel, AWorkingVectorThatFitsInL2IsReadFromIt)
 {
-    // m = 2, MGS: working passes (3 * 1 + 3) + (3 * 2 + 3) = 15 of the cycle's vector passes.
-    EXPECT_DOUBLE_EQ(gmres_cycle_counts(2, GmresOrth::mgs).working_passes, 15);
-    EXPECT_DOUBLE_EQ(gmres_cycle_counts(2, GmresOrth::cgs2).working_passes, 18);
+    // m = 2, MGS: cached passes (4 * 1 + 3) + (4 * 2 + 3) = 18 of the cycle's vector passes.
+    EXPECT_DOUBLE_EQ(gmres_cycle_counts(2, GmresOrth::mgs).cached_passes, 18);
+    EXPECT_DOUBLE_EQ(gmres_cycle_counts(2, GmresOrth::cgs2).cached_passes, 18);
     GmresMachine dram;
     dram.device_bytes_per_s = 1e9;
     GmresMachine cached = dram;
@@ -197,7 +219,7 @@ TEST(GmresCommModel, AWorkingVectorThatFitsInL2IsReadFromIt)
     const double a = gmres_iteration_time(alone, 1, setup(2), dram).vector_ops;
     const double b = gmres_iteration_time(alone, 1, setup(2), cached).vector_ops;
     EXPECT_DOUBLE_EQ(a, c.vector_passes * 800 / 1e9 / 2);
-    EXPECT_DOUBLE_EQ(b, ((c.vector_passes - 15) * 800 / 1e9 + 15 * 800 / 4e9) / 2);
+    EXPECT_DOUBLE_EQ(b, ((c.vector_passes - 18) * 800 / 1e9 + 18 * 800 / 4e9) / 2);
     cached.l2_bytes = 1599;  // 800 > 1599 / 2: no longer cached
     EXPECT_DOUBLE_EQ(gmres_iteration_time(alone, 1, setup(2), cached).vector_ops, a);
     cached.l2_bytes_per_s = 0;
