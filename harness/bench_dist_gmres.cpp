@@ -42,7 +42,7 @@ std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 
 /// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
 /// the slowest rank's load and the figures measured for the run: the device's triad bandwidth,
-/// L2 size and triad bandwidth, launch and synchronization latencies and the streaming kernel's fixed
+/// L2 size and bandwidth, launch and synchronization latencies and the streaming kernel's fixed
 /// cost (machine profile), and the link figures the worker measured over the run's own
 /// transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
 /// transport decides whether halos and all-reduces synchronize the host.
@@ -67,7 +67,7 @@ json model_entry(const json& e, const MachineProfile* machine)
     mc.p2p_latency_s = link.at("latency_seconds").get<double>();
     mc.allreduce_latency_s = link.at("allreduce_seconds").get<double>();
     mc.l2_bytes = machine->spmv.l2_bytes;
-    mc.l2_bytes_per_s = machine->l2_triad_gbps * 1e9;
+    mc.l2_bytes_per_s = machine->spmv.l2_gbps * 1e9;
     mc.launch = {machine->launch_latency_us * 1e-6, machine->launch_sync_roundtrip_us * 1e-6,
                  machine->kernel_fixed_us * 1e-6, machine->reduction_fixed_us * 1e-6,
                  machine->graph_node_us * 1e-6};

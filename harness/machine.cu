@@ -142,30 +142,6 @@ void kernel_fixed_costs(MachineProfile& m, const device_info& dev, cudaStream_t 
     }, stream);
 }
 
-/// Bandwidth of a read-write kernel on L2-resident data (models/gmres_comm_model.hpp prices the
-/// passes over a cached working vector at it): a replayed CUDA graph of 64 stream::triad calls
-/// on the same three arrays, together half the L2 size; bytes over (time per call less the
-/// streaming kernel's fixed cost). Needs m.kernel_fixed_us.
-void l2_triad(MachineProfile& m, const device_info& dev, cudaStream_t stream)
-{
-    const std::size_t n = std::max<std::size_t>(dev.l2_cache_bytes / 2 / (3 * sizeof(double)),
-                                                 std::size_t{1} << 16);
-    device_buffer<double> a(3 * n);
-    fill(a.data(), 3 * n, 1.0, stream);
-    constexpr int calls = 64;
-    cuda_graph graph;
-    cudaGraph_t captured = graph.get();
-    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
-                                                    cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < calls; ++k)
-        stream::triad(a.data(), a.data() + n, a.data() + 2 * n, 0.5, n, stream);
-    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
-    cuda_graph_exec exec(graph.get());
-    const double per_call = time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
-    const double streaming = std::max(per_call - m.kernel_fixed_us * 1e-6, 0.1 * per_call);
-    m.l2_triad_gbps = 24.0 * static_cast<double>(n) / streaming * 1e-9;
-}
-
 void dgemm(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int n = 8192;
@@ -196,7 +172,6 @@ MachineProfile measure_machine(std::ostream* log)
     if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
     latencies(m, stream);
     kernel_fixed_costs(m, dev, stream);
-    l2_triad(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
     if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
@@ -222,7 +197,6 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
     fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);
-    fmt::print(out, "{:<44} {:>12.1f}\n", "L2 triad bandwidth (GB/s)", m.l2_triad_gbps);
     fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, DRAM (us)", m.spmv.dram_latency_us);
     fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, L2 (us)", m.spmv.l2_latency_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "one empty launch, CUDA events (us)", m.spmv.launch_us);

@@ -22,7 +22,6 @@ struct MachineProfile {
     double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
     double kernel_fixed_us = 0.0;     // per streaming kernel on top of its bytes / triad bandwidth
     double reduction_fixed_us = 0.0;  // per two-stage dot (both kernels), the same way
-    double l2_triad_gbps = 0.0;  // stream::triad on L2-resident arrays, beyond kernel_fixed_us
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
     models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
@@ -33,8 +32,7 @@ struct MachineProfile {
 /// host wall-clock samples), reduction round trip, the fixed costs of a streaming kernel and of
 /// a two-stage dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
-/// the triad bandwidth), the triad bandwidth on L2-resident arrays, dgemm, and the SpMV time
-/// model's figures
+/// the triad bandwidth), dgemm, and the SpMV time model's figures
 /// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log` when given.
 /// Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no device, out of
 /// memory).

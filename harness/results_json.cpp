@@ -45,7 +45,6 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"graph_node_us", m.graph_node_us},
          {"kernel_fixed_us", m.kernel_fixed_us},
          {"reduction_fixed_us", m.reduction_fixed_us},
-         {"l2_triad_gbps", m.l2_triad_gbps},
          {"dgemm_gflops", m.dgemm_gflops},
          {"bandwidth_bytes", m.bandwidth_bytes},
          {"spmv_model",

@@ -26,10 +26,9 @@
 //                               ghosts) and b: 4 passes; r read by the SpMV: 1; Jacobi: 3
 //   l. 21     beta = ||r||      1 pass + 1 all-reduce of 1 word
 //   l. 7      v_1 = r / beta    2 passes
-// The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step), and in
-// MGS the update's read of v_i right after the dot read it (j per step), hit the L2 cache
-// instead of device memory when a vector fits in half of it (n_d words <= L2 / 2): priced at the
-// L2 bandwidth of a read-write kernel then, when it is given.
+// The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step) hit the
+// L2 cache instead of device memory when w fits in half of it (n_d words <= L2 / 2): priced at
+// the L2 bandwidth then, when it is given.
 // Per iteration = cycle / m (the restart amortized over the m steps). On the GPU the kernels of
 // a cycle go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's
 // solver issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel
@@ -73,8 +72,7 @@ struct GmresCounts {
     double vector_passes = 0;    // local vectors read or written by the vector kernels
     double allreduces = 0;       // all-reduces (each synchronizes the ranks)
     double allreduce_words = 0;  // words summed over those all-reduces
-    double cached_passes = 0;    // of vector_passes, those that hit L2 when a vector fits (w in
-                                 // l. 10-15; MGS: v_i re-read by the update)
+    double working_passes = 0;   // of vector_passes, those over the working vector w (l. 10-15)
     double launches = 0;         // GPU kernel launches (and device copies)
     double syncs = 0;            // host waits for the device (values copied to the host)
 };
@@ -111,14 +109,14 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.allreduce_words = j + 1.0;   // one word each
         c.launches = 7 + 3.0 * j;  // SpMV, Jacobi, norm's dot (2), 2 copies, scaling; j x (dot 2,
                                    // update)
-        c.cached_passes = 4.0 * j + 3;  // w read by each dot; w and v_i read and w written by
-                                        // each update; norm 1, scaling 2
+        c.working_passes = 3.0 * j + 3;  // w read by each dot, read and written by each update;
+                                         // norm 1, scaling 2
     } else {
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
         c.allreduce_words = 2.0 * j + 1;                   // j words each, 1 for the norm
         c.launches = 7 + 6.0 * std::ceil(j / 64.0);  // 2 passes x (mdgm 2, gemm 1) per chunk
-        c.cached_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
+        c.working_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
     }
     c.syncs = 1;  // the Hessenberg column and the norm to the host
     return c;
@@ -156,7 +154,7 @@ inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
         c.vector_passes += s.vector_passes;
         c.allreduces += s.allreduces;
         c.allreduce_words += s.allreduce_words;
-        c.cached_passes += s.cached_passes;
+        c.working_passes += s.working_passes;
         c.launches += s.launches;
         c.syncs += s.syncs;
     }
@@ -180,7 +178,7 @@ struct GmresMachine {
     double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only;
                                      // 0: already in link_bytes_per_s (measured over that path)
     double l2_bytes = 0;          // L2 cache size (bytes); 0: w is never taken as cached
-    double l2_bytes_per_s = 0;    // L2 bandwidth of a read-write kernel (bytes/s); with l2_bytes
+    double l2_bytes_per_s = 0;    // L2 read bandwidth (bytes/s); with l2_bytes > 0
     LaunchCosts launch;  // the launch pipeline (models/launch_pipeline.hpp); all 0: not priced
 };
 
@@ -220,8 +218,7 @@ inline double gmres_spmv_bytes(const GmresRankLoad& r, int word_bytes, int index
 struct GmresOpTimes {
     double spmv = 0;       // one local SpMV
     double dram_pass = 0;  // one pass over a local vector in device memory
-    double w_pass = 0;     // one pass over the working vector w (L2 when it fits), or over v_i
-                           // re-read in MGS
+    double w_pass = 0;     // one pass over the working vector w (L2 when it fits)
     double halo = 0;       // one halo exchange: messages and words over the link
     double allreduce_latency = 0;  // one all-reduce call
     double allreduce_word = 0;     // one word of an all-reduce over the link
@@ -268,7 +265,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
             for (int i = 0; i < j; ++i) {
                 tl.reduction(t.dram_pass + t.w_pass);  // (w, v_i)
                 allreduce(1);
-                tl.kernel(3 * t.w_pass);  // w -= h_ij v_i (v_i just read by the dot)
+                tl.kernel(t.dram_pass + 2 * t.w_pass);  // w -= h_ij v_i
             }
         } else {
             const int chunks = (j + 63) / 64;  // gram / update kernels take <= 64 columns
@@ -370,7 +367,7 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
         GmresIterationTime t;
         t.spmv = c.spmvs * op.spmv;
         t.vector_ops =
-            (c.vector_passes - c.cached_passes) * op.dram_pass + c.cached_passes * op.w_pass;
+            (c.vector_passes - c.working_passes) * op.dram_pass + c.working_passes * op.w_pass;
         t.halo = distributed ? c.spmvs * op.halo : 0.0;
         t.reductions = distributed ? c.allreduces * op.allreduce_latency +
                                          c.allreduce_words * op.allreduce_word
