@@ -29,12 +29,14 @@
 // The passes over the working vector w in lines 10-15 (MGS: 3j + 3, CGS2: 9 per step) hit the
 // L2 cache instead of device memory when w fits in half of it (n_d words <= L2 / 2): priced at
 // the L2 bandwidth then, when it is given.
-// Per iteration = cycle / m (the restart amortized over the m steps). On the GPU the kernels of
-// a cycle go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's
-// solver issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel
-// a fixed device time on top of its bytes, and each copy of values to the host a
-// synchronization that drains the queue; the dot products are two-stage reductions. Those costs dominate small systems; on large ones the
-// host runs ahead during the SpMV and hides the launches of the short kernels behind it.
+// Per iteration = cycle / m (the restart amortized over the m steps; a solve of a given number
+// of iterations: its full cycles and its last, shorter one). On the GPU the kernels of a cycle
+// go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's solver
+// issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel a fixed
+// device time on top of its bytes (a two-stage dot its own), and each copy of values to the
+// host a synchronization that drains the queue. Those costs dominate small systems; on large
+// ones the host runs ahead during the SpMV and hides the launches of the short kernels behind
+// it.
 // Launches (kernels and copies) of kbench's solver (solvers/gmres_device.hpp): SpMV 1, Jacobi
 // 1, dot 2 (two stages), one-column update 1, scaling 1, the Hessenberg column and the norm to
 // the host 2; MGS step j: 7 + 3j, CGS2 step j: 7 + 6 ceil(j/64) (mdgm 2 and gemm_rowwise 1 per
@@ -310,11 +312,11 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
 /// cycle divided by m, or with s.iterations > 0 the solve's full cycles and its last, shorter
 /// one divided by the iterations (a solve that stops early has fewer, shorter orthogonalization
 /// steps per iteration). With mc.launch all 0 the total is the sum of the work. Throws
-/// std::invalid_argument for a negative s.iterations,
-/// num_ranks, m, word_bytes or index_bytes < 1, a negative or non-finite load, halo words or
-/// messages on one rank ("halo_words", "halo_messages"), device_bytes_per_s <= 0, a negative
-/// launch cost, and with num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce
-/// latency or pcie_bytes_per_s.
+/// std::invalid_argument for num_ranks, m, word_bytes or index_bytes < 1, a negative
+/// s.iterations, a negative or non-finite load, halo words or messages on one rank
+/// ("halo_words", "halo_messages"), device_bytes_per_s <= 0, a negative launch cost, and with
+/// num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce latency or
+/// pcie_bytes_per_s.
 inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int num_ranks,
                                                const GmresSetup& s, const GmresMachine& mc)
 {
@@ -334,6 +336,7 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     detail::gmres_check(f, "launch_s", mc.launch.launch_s, false);
     detail::gmres_check(f, "sync_s", mc.launch.sync_s, false);
     detail::gmres_check(f, "kernel_fixed_s", mc.launch.kernel_fixed_s, false);
+    detail::gmres_check(f, "reduction_fixed_s", mc.launch.reduction_fixed_s, false);
     detail::gmres_check(f, "node_s", mc.launch.node_s, false);
     if (!distributed && (load.halo_words > 0 || load.halo_messages > 0))
         detail::gmres_comm_fail(f, "halo_words = " + std::to_string(load.halo_words) +
