@@ -189,6 +189,12 @@ unsigned row_blocks(std::int64_t n)
     return static_cast<unsigned>(std::min(blocks, max_row_blocks));
 }
 
+/// Rows each thread of gemm_rowwise's one-output-column path (kw == 1) loads before it stores
+/// any: enough independent loads in flight to cover the memory latency with one wave of blocks,
+/// within the registers of a row of KV values.
+template <int KV>
+constexpr int rows_per_thread = KV <= 2 ? 4 : (KV <= 8 ? 2 : 1);
+
 /// Calls f(std::integral_constant<int, K>{}) for K = k rounded up to a power of two (1..64).
 template <typename F>
 void with_padded_columns(int k, F&& f)
@@ -227,6 +233,8 @@ __global__ void __launch_bounds__(gemv_block_size)
 /// ReadsW], the dot product taken over i = 0 .. kv-1 in order. ReadsW is beta != 0: a template
 /// parameter so that the beta == 0 instance contains no load of W at all. V and W are not
 /// __restrict__: W == V (in place) is allowed, and the whole row is loaded before any store.
+/// With one output column (kw == 1) each thread takes rows_per_thread<KV> rows per pass and
+/// loads them all before it stores any (the launcher sizes the grid for that).
 template <typename T, int KV, bool ReadsW>
 __global__ void __launch_bounds__(row_block_size, 1)  // min. 1 block: no cap below 255 regs
     gemm_rowwise_kernel(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
@@ -240,8 +248,42 @@ __global__ void __launch_bounds__(row_block_size, 1)  // min. 1 block: no cap be
     __syncthreads();
 
     const std::int64_t stride = std::int64_t{gridDim.x} * row_block_size;
-    for (std::int64_t row = std::int64_t{blockIdx.x} * row_block_size + threadIdx.x; row < n;
-         row += stride) {
+    const std::int64_t first = std::int64_t{blockIdx.x} * row_block_size + threadIdx.x;
+    if (kw == 1) {
+        // One output column (the Gram-Schmidt update w -= V h, a scaling): R rows, one stride
+        // apart, are loaded (V and, with ReadsW, W) before any is stored, so their loads overlap.
+        // Distinct rows never alias, W == V included.
+        constexpr int R = rows_per_thread<KV>;
+        for (std::int64_t row = first; row < n; row += R * stride) {
+            T v[R][KV];
+            T w[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const std::int64_t at = row + r * stride;
+#pragma unroll
+                for (int i = 0; i < KV; ++i)
+                    v[r][i] = at < n && i < kv ? V[at + i * ldv] : T{0};
+                if constexpr (ReadsW) w[r] = at < n ? W[at] : T{0};
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const std::int64_t at = row + r * stride;
+                if (at >= n) break;
+                T acc = T{0};
+#pragma unroll
+                for (int i = 0; i < KV; ++i) {
+                    if (i < kv) acc += v[r][i] * Bs[i];
+                }
+                if constexpr (ReadsW) {
+                    W[at] = alpha * acc + beta * w[r];
+                } else {
+                    W[at] = alpha * acc;
+                }
+            }
+        }
+        return;
+    }
+    for (std::int64_t row = first; row < n; row += stride) {
         T v[KV];
 #pragma unroll
         for (int i = 0; i < KV; ++i) v[i] = i < kv ? V[row + i * ldv] : T{0};
@@ -468,8 +510,10 @@ void gemm_rowwise(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int6
         constexpr int KV = decltype(padded)::value;
         const auto kernel = beta == T{0} ? gemm_rowwise_kernel<T, KV, false>
                                          : gemm_rowwise_kernel<T, KV, true>;
-        kernel<<<row_blocks(n), row_block_size, 0, stream>>>(n, kv, kw, alpha, V, ldv, B, ldb,
-                                                             beta, W, ldw);
+        constexpr int R = rows_per_thread<KV>;
+        const unsigned blocks = kw == 1 ? row_blocks((n + R - 1) / R) : row_blocks(n);
+        kernel<<<blocks, row_block_size, 0, stream>>>(n, kv, kw, alpha, V, ldv, B, ldb, beta, W,
+                                                      ldw);
     });
     KBENCH_CUDA_CHECK_LAUNCH();
 }
