@@ -97,7 +97,8 @@ void latencies(MachineProfile& m, cudaStream_t stream)
 /// size n = 2^18 .. 2^21 doubles, a replayed CUDA graph of 64 calls of node(x, n, stream) on
 /// `arrays` arrays of n doubles that rotate through a pool of >= 4x the L2 size (so every call
 /// streams from DRAM), time per call less arrays * 8n bytes at the triad bandwidth; the median
-/// over the sizes, in microseconds. Needs m.triad_gbps.
+/// over the sizes, in microseconds, and 0 if that is negative (a kernel faster than triad).
+/// Needs m.triad_gbps.
 template <typename Node>
 double fixed_cost_us(const MachineProfile& m, const device_info& dev, int arrays, Node&& node,
                      cudaStream_t stream)
@@ -122,7 +123,7 @@ double fixed_cost_us(const MachineProfile& m, const device_info& dev, int arrays
             time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
         fixed.push_back(per_call - arrays * 8.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
     }
-    return 1e6 * median(fixed);
+    return std::max(0.0, 1e6 * median(fixed));
 }
 
 /// The fixed costs of models/launch_pipeline.hpp: a streaming kernel (stream::triad, the ramp-up
@@ -171,6 +172,7 @@ MachineProfile measure_machine(std::ostream* log)
     bandwidth(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
     latencies(m, stream);
+    if (log) fmt::print(*log, "kbench machine: fixed costs of a streaming kernel and a dot ...\n");
     kernel_fixed_costs(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
