@@ -42,8 +42,9 @@ std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 
 /// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
 /// the slowest rank's load and the figures measured for the run: the device's triad bandwidth,
-/// L2 size and bandwidth, launch and synchronization latencies and the streaming kernel's fixed
-/// cost (machine profile), and the link figures the worker measured over the run's own
+/// L2 size and bandwidth, launch and synchronization latencies and the fixed costs of a
+/// streaming kernel and of a two-stage dot (machine profile), the run's iteration count, and
+/// the link figures the worker measured over the run's own
 /// transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
 /// transport decides whether halos and all-reduces synchronize the host.
 json model_entry(const json& e, const MachineProfile* machine)
