@@ -189,10 +189,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
           {"bandwidth_bytes_per_second", link.bandwidth_bytes_per_second},
           {"allreduce_seconds", link.allreduce_seconds}}},
     };
-    if (gpu) {
-        doc["gpu_name"] = dev.gpu_name;
-        doc["transport"] = dist::to_string(transport);
-    }
+    add_device_fields(doc, dev);
     return doc;
 }
 

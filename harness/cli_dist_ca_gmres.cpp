@@ -234,10 +234,7 @@ json run(const dist::Communicator& comm, const CaArgs& o)
                 {"halo_words_max",
                  comm.allreduce_max(static_cast<std::int64_t>(local1.halo.words_received()))},
                 {"rows", rows}};
-    if (gpu) {
-        doc["gpu_name"] = dev.gpu_name;
-        doc["transport"] = dist::to_string(dev.transport);
-    }
+    add_device_fields(doc, dev);
     return doc;
 }
 

@@ -152,7 +152,6 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
     const int s_max = *std::max_element(o.steps.begin(), o.steps.end());
     const int m = o.vectors, np = comm.size(), rank = comm.rank();
 
-    const std::string& gpu_name = dev.gpu_name;
     const std::unique_ptr<dist::NcclCommunicator>& nccl = dev.nccl;
     std::optional<cuda_stream> stream;
     if (gpu) stream.emplace();
@@ -378,10 +377,7 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
           {"chain", s_max}}},
         {"mpk", mpk_entries},
     };
-    if (gpu) {
-        doc["gpu_name"] = gpu_name;
-        doc["transport"] = dist::to_string(transport);
-    }
+    add_device_fields(doc, dev);
     return doc;
 }
 

@@ -74,6 +74,13 @@ WorkerDevice open_worker_device(const dist::Communicator& comm, const std::strin
     return d;
 }
 
+void add_device_fields(nlohmann::json& doc, const WorkerDevice& dev)
+{
+    if (!dev.gpu) return;
+    doc["gpu_name"] = dev.gpu_name;
+    doc["transport"] = dist::to_string(dev.transport);
+}
+
 void run_worker(const char* command, const std::string& json_file,
                 const std::function<nlohmann::json(const dist::Communicator&)>& body)
 {

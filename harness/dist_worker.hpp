@@ -57,6 +57,10 @@ struct WorkerDevice {
 WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,
                                 const std::string& transport);
 
+/// On GPU ranks, sets a worker document's "gpu_name" and "transport" from dev; on CPU ranks
+/// leaves doc as it is.
+void add_device_fields(nlohmann::json& doc, const WorkerDevice& dev);
+
 /// The rows' parts for a worker's --partition: "natural" (contiguous blocks,
 /// matrices/row_partition.hpp block_partition) or "kway" (METIS, matrices/reorder.hpp
 /// kway_partition). part[i] in [0, parts). Throws std::invalid_argument naming "--partition"
