@@ -57,6 +57,22 @@ void bandwidth(MachineProfile& m, const device_info& dev, cudaStream_t stream)
     }, stream) * 1e-9;
 }
 
+/// Seconds per call of `calls` calls of call(k, stream) (k = 0 .. calls - 1) captured in sequence
+/// into a CUDA graph and replayed (CUDA events, time_events): the device-side time per call,
+/// without host launches.
+template <typename Call>
+double graph_seconds_per_call(int calls, Call&& call, cudaStream_t stream)
+{
+    cuda_graph graph;
+    cudaGraph_t captured = graph.get();
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < calls; ++k) call(k, stream);
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+    cuda_graph_exec exec(graph.get());
+    return time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
+}
+
 void latencies(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int launches = 1000;
@@ -82,15 +98,9 @@ void latencies(MachineProfile& m, cudaStream_t stream)
     }, 20, 500);
     // A graph of `nodes` empty kernels in a chain, replayed: the device-side cost of one node,
     // what a captured solver iteration pays per kernel instead of a launch.
-    constexpr int nodes = 200;
-    cuda_graph graph;
-    cudaGraph_t captured = graph.get();
-    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
-                                                    cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < nodes; ++i) empty_kernel<<<1, 1, 0, stream>>>();
-    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
-    cuda_graph_exec exec(graph.get());
-    m.graph_node_us = 1e6 / nodes * time_events([&](cudaStream_t s) { exec.launch(s); }, stream);
+    m.graph_node_us = 1e6 * graph_seconds_per_call(200, [](int, cudaStream_t s) {
+        empty_kernel<<<1, 1, 0, s>>>();
+    }, stream);
 }
 
 /// Device time a kernel (or a few in sequence) adds to its bytes over the triad bandwidth: per
@@ -107,20 +117,12 @@ double fixed_cost_us(const MachineProfile& m, const device_info& dev, int arrays
                                                    std::size_t{4} << 22);
     device_buffer<double> a(pool);
     fill(a.data(), pool, 1.0, stream);
-    constexpr int calls = 64;
     std::vector<double> fixed;
     for (std::size_t n = std::size_t{1} << 18; n <= std::size_t{1} << 21; n *= 2) {
         const std::size_t slots = pool / (arrays * n);
-        cuda_graph graph;
-        cudaGraph_t captured = graph.get();
-        KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
-                                                        cudaStreamCaptureModeThreadLocal));
-        for (int k = 0; k < calls; ++k)
-            node(a.data() + (static_cast<std::size_t>(k) % slots) * arrays * n, n, stream);
-        KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
-        cuda_graph_exec exec(graph.get());
-        const double per_call =
-            time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
+        const double per_call = graph_seconds_per_call(64, [&](int k, cudaStream_t s) {
+            node(a.data() + (static_cast<std::size_t>(k) % slots) * arrays * n, n, s);
+        }, stream);
         fixed.push_back(per_call - arrays * 8.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
     }
     return std::max(0.0, 1e6 * median(fixed));
