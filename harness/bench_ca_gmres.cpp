@@ -255,7 +255,7 @@ json run_ca_gmres_study(const StudyRun& run)
           "CholQR, CholQR2, SVQR, shifted CholQR3); GMRES SpMV = its "
           "SpMV and halo phases; times are the slowest rank's"}}};
     doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
-    ScratchDir dir;
+    ScratchDir dir{resume_key(run)};
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {

@@ -106,6 +106,31 @@ json launch(const StudyRun& run, const std::string& item, const DistRun& r, cons
     return e;
 }
 
+/// Launches `r`, except on one rank, where nothing is exchanged and every partition, scheme and
+/// transport is one computation: that is run once per matrix (natural, compressed, host-staged;
+/// `single` keeps its entry) and entered again under r's name, with "same_run_as".
+json launch_once_on_one_rank(const StudyRun& run, const std::string& item, const DistRun& r,
+                             const ScratchDir& dir, json& single)
+{
+    if (r.ranks != 1) return launch(run, item, r, dir);
+    if (single.is_null()) {
+        DistRun one = r;
+        one.transport = "host_staged";
+        one.partition = "natural";
+        one.scheme = "compressed";
+        one.partition_cache.clear();
+        single = launch(run, item, one, dir);
+    }
+    if (single.at("name") == run_name(item, r)) return single;
+    json e = single;
+    e["same_run_as"] = single.at("name");
+    e["name"] = run_name(item, r);
+    e["variant"] = variant(r);
+    if (!e.contains("error"))
+        e.update({{"transport", r.transport}, {"partition", r.partition}, {"scheme", r.scheme}});
+    return e;
+}
+
 json new_document(const StudyRun& run, const MatrixSet& set)
 {
     if (mpi_launcher().empty())
@@ -188,7 +213,7 @@ json run_dist_table2(const StudyRun& run)
 {
     const MatrixSet set = load(run);
     json doc = new_document(run, set);
-    ScratchDir dir;
+    ScratchDir dir{resume_key(run)};
     const int gpus = std::max(1, gpu_count());
     for (const auto& entry : set.matrices) {
         DistRun cpu{entry.name, cpu_ranks(), "cpu"};
@@ -213,7 +238,7 @@ json run_dist_schemes(const StudyRun& run)
 {
     // table5: the two schemes on natural blocks (zianekhodja2014 Sec. 6.1); table8: compressed on
     // natural blocks vs after the hypergraph partition (Sec. 6.2), plus the bandwidth scheme on
-    // natural blocks, whose volume table9 lists.
+    // natural blocks, whose volume table9 lists. On 1, 2, 4, ... GPUs.
     const bool table5 = run.id == "zianekhodja2014/table5";
     const std::string item = table5 ? "table5" : "table8";
     std::vector<std::pair<std::string, std::string>> variants = {{"natural", "bandwidth"},
@@ -221,17 +246,19 @@ json run_dist_schemes(const StudyRun& run)
     if (!table5) variants.emplace_back("hypergraph", "compressed");
     const MatrixSet set = load(run);
     json doc = new_document(run, set);
-    ScratchDir dir;
-    const int gpus = std::max(1, gpu_count());
+    doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
+    ScratchDir dir{resume_key(run)};
     for (const auto& entry : set.matrices) {
-        json first;
-        for (const std::string transport : {"host_staged", "nccl"}) {
-            for (const auto& [partition, scheme] : variants) {
-                DistRun r{entry.name, gpus, "gpu", transport, partition, scheme};
-                r.partition_cache = partition_cache(entry, 0, dir);
-                json e = launch(run, item, r, dir);
-                if (first.is_null() && e.contains("n")) first = e;
-                doc["benchmarks"].push_back(std::move(e));
+        json first, single;
+        for (const int p : gpu_rank_counts()) {
+            for (const std::string transport : {"host_staged", "nccl"}) {
+                for (const auto& [partition, scheme] : variants) {
+                    DistRun r{entry.name, p, "gpu", transport, partition, scheme};
+                    r.partition_cache = partition_cache(entry, 0, dir);
+                    json e = launch_once_on_one_rank(run, item, r, dir, single);
+                    if (first.is_null() && e.contains("n")) first = e;
+                    doc["benchmarks"].push_back(std::move(e));
+                }
             }
         }
         DistRun cpu{entry.name, cpu_ranks(), "cpu"};
@@ -263,34 +290,18 @@ json run_dist_weak_scaling(const StudyRun& run)
     if (set.matrices.empty()) throw std::invalid_argument(run.id + ": the matrix set is empty");
     json doc = new_document(run, set);
     doc["context"]["kbench"]["parameters"]["rows_per_rank"] = weak_rows_per_rank;
-    ScratchDir dir;
+    ScratchDir dir{resume_key(run)};
     const MatrixEntry& entry = set.matrices.front();
-    json first;
+    json first, single;
+    const std::string cache = partition_cache(entry, weak_rows_per_rank, dir);
     for (const int p : gpu_rank_counts()) {
-        const std::string cache = partition_cache(entry, weak_rows_per_rank, dir);
-        // One rank exchanges nothing: there the four variants and both transports are one
-        // computation, run once (natural, compressed, host-staged) and entered under each name.
-        json single;
-        if (p == 1) {
-            DistRun r{entry.name, 1, "gpu"};
-            r.rows_per_rank = weak_rows_per_rank;
-            single = launch(run, "fig9", r, dir);
-        }
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const std::string partition : {"natural", "hypergraph"}) {
                 for (const std::string scheme : {"bandwidth", "compressed"}) {
                     DistRun r{entry.name, p, "gpu", transport, partition, scheme};
                     r.rows_per_rank = weak_rows_per_rank;
                     r.partition_cache = cache;
-                    json e = single.is_null() ? launch(run, "fig9", r, dir) : single;
-                    if (!single.is_null() && e.at("name") != run_name("fig9", r)) {
-                        e["same_run_as"] = single.at("name");
-                        e["name"] = run_name("fig9", r);
-                        e["variant"] = variant(r);
-                        if (!e.contains("error"))
-                            e.update({{"transport", transport}, {"partition", partition},
-                                      {"scheme", scheme}});
-                    }
+                    json e = launch_once_on_one_rank(run, "fig9", r, dir, single);
                     if (first.is_null() && e.contains("n")) first = e;
                     doc["benchmarks"].push_back(std::move(e));
                 }

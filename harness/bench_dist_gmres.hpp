@@ -60,9 +60,12 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
 nlohmann::json run_dist_table2(const StudyRun& run);
 /// zianekhodja2014/table5 (run.id ends in table5: bandwidth vs compressed, natural blocks) and
 /// table8 (otherwise: the same two plus compressed after the hypergraph partition, whose three
-/// volumes table9 lists), for every matrix of the set on all GPUs with both transports, plus
-/// the CPU ranks' natural compressed run (the paper's Time_CPU; one timed solve, no warm-up and
-/// no detailed one). Hypergraph partitions are kept in cache_dir() between runs (see partition_cache).
+/// volumes table9 lists), for every matrix of the set on 1, 2, 4, ... GPUs with both
+/// transports (one GPU exchanges nothing: one run there, entered under every variant and
+/// transport with "same_run_as"), plus the CPU ranks' natural compressed run (the paper's
+/// Time_CPU; one timed solve, no warm-up and no detailed one). Hypergraph partitions are kept in
+/// cache_dir() between runs (see partition_cache), and so are the workers' results of a run cut
+/// off before its end (ScratchDir's resume key).
 nlohmann::json run_dist_schemes(const StudyRun& run);
 /// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs
 /// (run.derive_from_results when table8 ran in this invocation, else table8's runs are made).

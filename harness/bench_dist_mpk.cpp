@@ -191,7 +191,7 @@ json run_mpk_time(const StudyRun& run)
         "measured link bandwidth + messages x the measured link latency (models/mpk_model.hpp), "
         "per call, + the vector copies at the triad bandwidth and the launches beyond the "
         "products at the measured launch latency."};
-    ScratchDir dir;
+    ScratchDir dir{resume_key(run)};
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                              std::size_t) {
         k["matrices"][entry.name] = matrix_context(

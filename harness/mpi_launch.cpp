@@ -1,7 +1,10 @@
 // Launching MPI workers; see mpi_launch.hpp.
 #include "harness/mpi_launch.hpp"
 
+#include "harness/git_info.hpp"
 #include "harness/process.hpp"
+
+#include <fmt/format.h>
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>
@@ -96,13 +99,34 @@ int cpu_ranks()
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-ScratchDir::ScratchDir()
+namespace {
+
+fs::path make_temp_dir()
 {
     std::string tmpl = (fs::temp_directory_path() / "kbench-mpi-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr)
         throw std::runtime_error("cannot create a scratch directory under " +
                                  fs::temp_directory_path().string());
-    path = tmpl;
+    return tmpl;
+}
+
+}  // namespace
+
+ScratchDir::ScratchDir() : path{make_temp_dir()} {}
+
+ScratchDir::ScratchDir(const std::string& resume_key)
+{
+    const fs::path cache = resume_key.empty() ? fs::path() : cache_dir();
+    if (cache.empty()) {  // no key or no cache directory: a fresh one
+        path = make_temp_dir();
+        return;
+    }
+    path = cache / "runs" / fmt::format("{:016x}", std::hash<std::string>{}(resume_key));
+    std::error_code ec;
+    if (!fs::create_directories(path, ec) && ec)
+        throw std::runtime_error("cannot create the worker directory " + path.string() + ": " +
+                                 ec.message());
+    resumable = true;
 }
 
 std::string ScratchDir::file_for(const std::string& name) const
@@ -113,11 +137,31 @@ std::string ScratchDir::file_for(const std::string& name) const
 ScratchDir::~ScratchDir()
 {
     std::error_code ec;
-    fs::remove_all(path, ec);
+    if (!path.empty()) fs::remove_all(path, ec);
+}
+
+std::string resume_key(const StudyRun& run)
+{
+    const GitInfo git = git_info(KBENCH_SOURCE_DIR);
+    if (git.dirty || git.sha == "unknown") return {};
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", git.sha, run.id, run.source.set,
+                       run.source.matrix_dir, run.options.repetitions, gpu_count(),
+                       shared_gpus(), cpu_ranks());
 }
 
 nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file)
 {
+    if (fs::exists(json_file)) {
+        // Left by a run of the same key that was cut off: reuse a finished worker's object.
+        std::ifstream in(json_file);
+        nlohmann::json earlier = nlohmann::json::parse(in, nullptr, false);
+        if (earlier.is_object() && !earlier.contains("error")) {
+            earlier["reused"] = true;
+            return earlier;
+        }
+        in.close();
+        fs::remove(json_file);
+    }
     const ProcessResult pr = run_process(argv);
     nlohmann::json out;
     if (fs::exists(json_file)) {

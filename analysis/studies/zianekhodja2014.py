@@ -56,6 +56,17 @@ def matrix_of(e: Dict[str, Any]) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def ranks_of(e: Dict[str, Any]) -> int:
+    """The rank count of an entry, from its name (".../P=<ranks>"; failed runs have no "ranks")."""
+    tail = e.get("name", "").rsplit("/P=", 1)
+    return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 0
+
+
+def gpu_counts(rows: List[Dict[str, Any]]) -> List[int]:
+    """The GPU rank counts of the runs, ascending."""
+    return sorted({ranks_of(e) for e in rows if "/gpu/" in e.get("name", "")} - {0})
+
+
 def find(rows: List[Dict[str, Any]], matrix: str, device: str, variant: str = "",
          transport: str = "", ranks: int = 0) -> Optional[Dict[str, Any]]:
     for e in rows:
@@ -63,9 +74,9 @@ def find(rows: List[Dict[str, Any]], matrix: str, device: str, variant: str = ""
             continue
         if variant and e.get("variant") != variant:
             continue
-        if transport and e.get("transport", "") != transport:
+        if transport and f"/{device}/{transport}/" not in e.get("name", ""):
             continue
-        if ranks and num(e, "ranks") != ranks:
+        if ranks and ranks_of(e) != ranks:
             continue
         return e
     return None
@@ -174,16 +185,19 @@ def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: st
     body = []
     for m in matrices(rows):
         cpu = find(rows, m, "cpu")
-        for t in TRANSPORTS:
-            slow = find(rows, m, "gpu", slow_variant, t)
-            fast = find(rows, m, "gpu", fast_variant, t)
-            if slow is None and fast is None:
-                continue
-            body.append([m, t, fmt_int((fast or slow or {}).get("ranks")), secs(cpu), secs(slow),
-                         secs(fast), fmt_pct(gain(slow, fast)),
-                         fmt(num(cpu, "seconds") / num(fast, "seconds")),
-                         fmt_int((fast or {}).get("iterations")), status(fast),
-                         fmt(num(fast, "prec")), fmt(model_ratio(slow)), fmt(model_ratio(fast))])
+        for p in gpu_counts(rows):
+            # One GPU exchanges nothing: one run stands for both transports (same_run_as).
+            for t in TRANSPORTS[:1] if p == 1 else TRANSPORTS:
+                slow = find(rows, m, "gpu", slow_variant, t, p)
+                fast = find(rows, m, "gpu", fast_variant, t, p)
+                if slow is None and fast is None:
+                    continue
+                body.append([m, "none (1 GPU)" if p == 1 else t, fmt_int(p), secs(cpu),
+                             secs(slow), secs(fast), fmt_pct(gain(slow, fast)),
+                             fmt(num(cpu, "seconds") / num(fast, "seconds")),
+                             fmt_int((fast or {}).get("iterations")), status(fast),
+                             fmt(num(fast, "prec")), fmt(model_ratio(slow)),
+                             fmt(model_ratio(fast))])
     return (markdown_table(["matrix", "transport", "GPUs", "Time_CPU (s)",
                             f"{slow_variant} (s)", f"{fast_variant} (s)", "faster by",
                             "tau", "# iter", "status", "Prec", "model/measured (slow)",
@@ -196,14 +210,16 @@ def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: st
 
 
 def scheme_figure(rows: List[Dict[str, Any]], variants: List[str], title_text: str):
+    """Solve times of every variant and transport on the most GPUs of the run."""
     def make_figure():
         fig, ax = new_figure(1, 1, figsize=(10, 4.5))
         ms = matrices(rows)
+        p = max(gpu_counts(rows), default=0)
         k = 0
         width = 0.8 / max(1, len(variants) * len(TRANSPORTS))
         for t in TRANSPORTS:
             for v in variants:
-                vals = [num(find(rows, m, "gpu", v, t), "seconds") for m in ms]
+                vals = [num(find(rows, m, "gpu", v, t, p), "seconds") for m in ms]
                 ax.bar([i + width * k for i in range(len(ms))],
                        [x if not math.isnan(x) else 0 for x in vals], width=width,
                        label=f"{v}, {t}")
@@ -212,7 +228,7 @@ def scheme_figure(rows: List[Dict[str, Any]], variants: List[str], title_text: s
         ax.set_xticklabels(ms, fontsize=7)
         ax.set_ylabel("solve time (s)")
         ax.legend(fontsize=7)
-        ax.set_title(title_text)
+        ax.set_title(f"{title_text} ({p} GPUs)")
         return fig
     return make_figure
 
@@ -246,15 +262,17 @@ def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
     rows = entries(res, "table8")
     text = title(res, "zianekhodja2014 Table 9: total communication volume per SpMV")
     body = []
+    counts = [p for p in gpu_counts(rows) if p > 1] or gpu_counts(rows)
     for m in matrices(rows):
-        def words(variant: str) -> float:
-            e = find(rows, m, "gpu", variant)
-            return num((e or {}).get("halo") or {}, "words_received_total")
-        hyper = find(rows, m, "gpu", "hypergraph+compressed")
-        body.append([m, fmt_int((hyper or {}).get("ranks")),
-                     fmt_int(words("natural+bandwidth")), fmt_int(words("natural+compressed")),
-                     fmt_int(words("hypergraph+compressed")),
-                     fmt(num(hyper, "partition_seconds"))])
+        for p in counts:
+            def words(variant: str) -> float:
+                e = find(rows, m, "gpu", variant, ranks=p)
+                return num((e or {}).get("halo") or {}, "words_received_total")
+            hyper = find(rows, m, "gpu", "hypergraph+compressed", ranks=p)
+            body.append([m, fmt_int(p), fmt_int(words("natural+bandwidth")),
+                         fmt_int(words("natural+compressed")),
+                         fmt_int(words("hypergraph+compressed")),
+                         fmt(num(hyper, "partition_seconds"))])
     text += markdown_table(["matrix", "ranks", "row-by-row (bandwidth)", "compressed",
                             "hypergraph + compressed", "partitioning (s)"], body)
     text += ("\nWords (vector entries) received by all ranks together in one SpMV's halo "
@@ -266,10 +284,11 @@ def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
     def make_figure():
         fig, ax = new_figure(1, 1, figsize=(9, 4.5))
         ms = matrices(rows)
+        p = max(counts, default=0)
         for j, v in enumerate(("natural+bandwidth", "natural+compressed",
                                "hypergraph+compressed")):
-            vals = [num((find(rows, m, "gpu", v) or {}).get("halo") or {}, "words_received_total")
-                    for m in ms]
+            vals = [num((find(rows, m, "gpu", v, ranks=p) or {}).get("halo") or {},
+                        "words_received_total") for m in ms]
             ax.bar([i + 0.27 * j for i in range(len(ms))],
                    [x if not math.isnan(x) and x > 0 else 0 for x in vals], width=0.27, label=v)
         ax.set_xticks([i + 0.27 for i in range(len(ms))])
@@ -277,7 +296,7 @@ def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
         ax.set_yscale("log")
         ax.set_ylabel("words per SpMV (all ranks)")
         ax.legend(fontsize=7)
-        ax.set_title("zianekhodja2014 Table 9: communication volume")
+        ax.set_title(f"zianekhodja2014 Table 9: communication volume ({p} ranks)")
         return fig
 
     return write_outputs(out_dir, text, make_figure)

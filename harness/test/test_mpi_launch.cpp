@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kbench::harness {
 namespace {
@@ -110,6 +111,50 @@ TEST(ScratchDir, DistinctRunsGetDistinctFilesAndTheDirectoryGoes)
         EXPECT_EQ(d.file_for("x"), d.file_for("x"));
     }
     EXPECT_FALSE(fs::exists(where));
+}
+
+TEST(ScratchDir, AResumeKeyGivesTheSameDirectoryUnderTheCacheAndNoKeyAFreshOne)
+{
+    ScratchDir scratch;
+    ScopedEnv k("KBENCH_CACHE_DIR", (scratch.path / "cache").c_str());
+    fs::path first;
+    {
+        ScratchDir a{"sha|zianekhodja2014/fig9|set"};
+        ScratchDir b{"sha|zianekhodja2014/fig9|set"};
+        ScratchDir other{"sha|zianekhodja2014/fig9|other set"};
+        EXPECT_TRUE(a.resumable);
+        EXPECT_EQ(a.path, b.path);
+        EXPECT_NE(a.path, other.path);
+        EXPECT_EQ(a.path.parent_path(), scratch.path / "cache" / "runs");
+        first = a.path;
+    }
+    EXPECT_FALSE(fs::exists(first));  // a run that ended leaves nothing
+    ScratchDir none{""};
+    EXPECT_FALSE(none.resumable);
+    EXPECT_NE(none.path.parent_path(), scratch.path / "cache" / "runs");
+}
+
+TEST(RunMpiWorker, AFinishedWorkersObjectIsReusedAndAFailedOneIsRunAgain)
+{
+    ScratchDir d;
+    const std::string file = d.file_for("fig9/a/P=2");
+    const std::vector<std::string> writes = {"sh", "-c", "echo '{\"seconds\": 2}' > " + file};
+    nlohmann::json e = run_mpi_worker(writes, file);
+    EXPECT_EQ(e.at("seconds"), 2);
+    EXPECT_FALSE(e.contains("reused"));
+    // The file of a finished worker is there: nothing runs (`false` would fail).
+    e = run_mpi_worker({"false"}, file);
+    EXPECT_EQ(e.at("seconds"), 2);
+    EXPECT_EQ(e.at("reused"), true);
+    // A failed worker's object is not reused: the command runs again.
+    const std::vector<std::string> fails = {
+        "sh", "-c", "echo '{\"error\": \"boom\"}' > " + file + "; exit 3"};
+    fs::remove(file);
+    e = run_mpi_worker(fails, file);
+    EXPECT_EQ(e.at("exit_code"), 3);
+    e = run_mpi_worker(writes, file);
+    EXPECT_EQ(e.at("seconds"), 2);
+    EXPECT_FALSE(e.contains("reused"));
 }
 
 }  // namespace
