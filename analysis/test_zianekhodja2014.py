@@ -70,6 +70,29 @@ class Zianekhodja2014RenderTest(RenderTestCase):
         self.assertEqual(row[-1], "1.20")
         self.assertEqual(row[-2], "n/a")  # no model on the bandwidth run
 
+    def test_table5_one_row_per_gpu_count_and_one_for_one_gpu(self):
+        one = run("table5", "band", "gpu", 1, 0.4, variant="natural+compressed")
+        shared = dict(one, name="table5/band/natural+bandwidth/gpu/nccl/P=1",
+                      variant="natural+bandwidth", transport="nccl", same_run_as=one["name"])
+        doc = document([
+            one, shared,
+            run("table5", "band", "gpu", 2, 0.25, variant="natural+bandwidth"),
+            run("table5", "band", "gpu", 2, 0.2, variant="natural+compressed"),
+            run("table5", "band", "gpu", 2, 0.16, variant="natural+bandwidth", transport="nccl"),
+            run("table5", "band", "gpu", 2, 0.1, variant="natural+compressed", transport="nccl"),
+            {"name": "table5/band/natural+bandwidth/gpu/nccl/P=4", "item": "table5",
+             "variant": "natural+bandwidth", "error": "out of memory", "exit_code": 1},
+        ])
+        md = self.render(doc, "zianekhodja2014/table5")
+        rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in md.splitlines()
+                if l.startswith("| band |")]
+        # P = 1: one row (nothing exchanged); P = 2: one per transport; P = 4: the failed run.
+        self.assertEqual([r[1:3] for r in rows], [["none (1 GPU)", "1"], ["host_staged", "2"],
+                                                  ["nccl", "2"], ["nccl", "4"]])
+        self.assertEqual(rows[1][4:7], ["0.250", "0.200", "20.0 %"])
+        self.assertEqual(rows[2][4:7], ["0.160", "0.100", "37.5 %"])
+        self.assertEqual(rows[3][4], "failed (exit 1)")
+
     def test_table8_and_table9_from_the_same_runs(self):
         entries = [
             run("table8", "five", "gpu", 2, 0.2, variant="natural+compressed",
