@@ -80,7 +80,7 @@ void add_mpk_model(json& worker, const MachineProfile* machine)
     }
     /// The flops term alone of a set of part costs.
     const auto compute_only = [](std::vector<MpkPartCost> parts) {
-        for (auto& c : parts) c.words = c.messages = 0.0;
+        for (auto& c : parts) c.words = c.messages = c.exchanges = 0.0;
         return parts;
     };
     const auto ratio = [](double model, const json& measured) {
@@ -188,7 +188,8 @@ json run_mpk_time(const StudyRun& run)
         "run in chains of 20 started from v_1.",
         "Times: the slowest rank's wall time of the m = 100 vectors, median of the sweeps.",
         "Model: the slowest part's flops at its own measured SpMV rate + ghost words at the "
-        "measured link bandwidth + messages x the measured link latency (models/mpk_model.hpp), "
+        "measured link bandwidth + halo exchanges x the measured link latency (the messages of an "
+        "exchange overlap; models/mpk_model.hpp), "
         "per call, + the vector copies at the triad bandwidth and the launches beyond the "
         "products at the measured launch latency."};
     ScratchDir dir{resume_key(run)};

@@ -40,7 +40,7 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
 /// figures the worker measured (per-rank SpMV rate, link latency and bandwidth) and counted
 /// (per-part counts), with models/mpk_model.hpp:
 ///  * per s, "model": {"seconds" (floor(m/s) calls of s steps + one of m mod s steps, each the
-///    slowest part's flops / its SpMV rate + ghost words / bandwidth + messages x latency),
+///    slowest part's flops / its SpMV rate + ghost words / bandwidth + exchanges x latency),
 ///    "products_seconds" (the flops term alone), "seconds_per_call", "ratio" (model over
 ///    measured total), "products_ratio"};
 ///  * "baseline"."model": {"seconds" (m SpMVs, each priced by spmvs_part_cost of one step),

@@ -5,7 +5,7 @@
 //  3. the communication volume of one MPK call (Fig. 7) against s SpMVs with an s = 1 halo
 //     exchange each, in total and per part, with the message counts;
 //  4. kbench extension: a predicted time, max over parts of flops / SpMV rate + words /
-//     bandwidth + messages * latency.
+//     bandwidth + exchanges * latency (the messages of one exchange are in flight together).
 //
 // Notation (matrices/row_partition.hpp, Fig. 4): part d owns rows i^(d,s+1), A^(d) =
 // A(i^(d,s+1), :); delta^(d,k:s) = i^(d,k) \ i^(d,s+1) holds the ghost rows within s-k+1 edges.
@@ -164,48 +164,59 @@ inline double per_restart(double m, int s, double per_call)
 // 4. Time prediction (kbench extension)
 // ------------------------------------------------------------------------------------------------
 
-/// What one part does for s basis vectors: flops, words it receives, messages it receives.
+/// What one part does for s basis vectors: flops, words it receives, messages it receives, and
+/// the halo exchanges those messages come in (an exchange posts all its receives and sends
+/// at once, so its messages are in flight together: solvers/distributed/halo_exchange*.cpp).
 struct MpkPartCost {
     double flops = 0.0;
     double words = 0.0;
     double messages = 0.0;
+    double exchanges = 0.0;
 };
 
 /// Cost of one MPK call of s = boundary_nnz.size() steps on part d, point-to-point exchange:
 /// flops = mpk_flops; words = |delta^(d,1:s)| (every ghost entry of v_1 received once);
-/// messages = number of parts owning a row of delta^(d,1:s) (one message per neighbour).
+/// messages = number of parts owning a row of delta^(d,1:s) (one message per neighbour);
+/// exchanges = 1 when there is a neighbour (one exchange of v_1 per call), else 0.
 inline MpkPartCost mpk_part_cost(double own_nnz, const std::vector<double>& boundary_nnz,
                                  double ghost_words, double neighbours)
 {
     detail::mpk_check_count("mpk_part_cost", "ghost_words", ghost_words);
     detail::mpk_check_count("mpk_part_cost", "neighbours", neighbours);
-    return {mpk_flops(own_nnz, boundary_nnz), ghost_words, neighbours};
+    return {mpk_flops(own_nnz, boundary_nnz), ghost_words, neighbours, neighbours > 0 ? 1.0 : 0.0};
 }
 
 /// Cost of s SpMVs on part d, each after an s = 1 halo exchange: flops = 2 s nnz(A^(d));
-/// words = s |delta^(d,1)|; messages = s * (neighbours of the s = 1 halo).
+/// words = s |delta^(d,1)|; messages = s * (neighbours of the s = 1 halo); exchanges = s when
+/// there is a neighbour, else 0.
 inline MpkPartCost spmvs_part_cost(double own_nnz, int s, double halo_words, double neighbours)
 {
     detail::mpk_check_count("spmvs_part_cost", "halo_words", halo_words);
     detail::mpk_check_count("spmvs_part_cost", "neighbours", neighbours);
-    return {spmvs_flops(own_nnz, s), s * halo_words, s * neighbours};
+    return {spmvs_flops(own_nnz, s), s * halo_words, s * neighbours,
+            neighbours > 0 ? static_cast<double>(s) : 0.0};
 }
 
 /// Machine rates of the time model: SpMV flop rate (flops/s), exchange bandwidth (words/s),
-/// latency per message (s).
+/// latency of one halo exchange (s; harness/dist_link.hpp measures it as one whole exchange of
+/// one word between two ranks).
 struct MpkRates {
     double flops_per_s = 0.0;
     double words_per_s = 0.0;
     double latency_s = 0.0;
 };
 
-/// Time of one part: flops / flops_per_s + words / words_per_s + messages * latency_s.
+/// Time of one part: flops / flops_per_s + words / words_per_s + exchanges * latency_s. The
+/// messages of one exchange overlap, so latency is paid per exchange, not per message: on 4
+/// H100s (fig8 at d0027e8, 2 neighbours per inner rank) one MPK call of s = 1 took 30 us over
+/// NCCL against a 24 us link latency, where one latency per message predicted 62 us.
 inline double part_time(const MpkPartCost& c, const MpkRates& r)
 {
     const char* f = "part_time";
     detail::mpk_check_count(f, "flops", c.flops);
     detail::mpk_check_count(f, "words", c.words);
     detail::mpk_check_count(f, "messages", c.messages);
+    detail::mpk_check_count(f, "exchanges", c.exchanges);
     if (!(r.flops_per_s > 0.0) || !std::isfinite(r.flops_per_s))
         detail::mpk_fail(f, "flops_per_s = " + std::to_string(r.flops_per_s) + ", expected > 0");
     if (!(r.words_per_s > 0.0) || !std::isfinite(r.words_per_s))
@@ -213,7 +224,7 @@ inline double part_time(const MpkPartCost& c, const MpkRates& r)
     detail::mpk_check_count(f, "latency_s", r.latency_s);
     return c.flops / r.flops_per_s      // computation: local plus boundary rows
            + c.words / r.words_per_s    // bandwidth: ghost entries received
-           + c.messages * r.latency_s;  // latency: one per message received
+           + c.exchanges * r.latency_s;  // latency: one per exchange (its messages overlap)
 }
 
 /// Predicted time: the slowest part, max_d part_time(parts[d], r) (parts run concurrently and

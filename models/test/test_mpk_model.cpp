@@ -79,8 +79,10 @@ TEST(MpkModel, FormulasTermByTerm)
     EXPECT_DOUBLE_EQ(spmvs_comm_volume(3, 2, {1, 1}), 3 * (2 + 2));
     EXPECT_DOUBLE_EQ(per_restart(30, 3, 14), 140);
     const MpkRates r{1e9, 1e8, 1e-5};
-    EXPECT_DOUBLE_EQ(part_time({100, 10, 2}, r), 100 / 1e9 + 10 / 1e8 + 2 * 1e-5);
-    EXPECT_DOUBLE_EQ(predicted_time({{100, 10, 2}, {1e6, 0, 0}}, r), 1e-3);
+    // 2 messages in 1 exchange: one latency (the messages of an exchange are in flight together).
+    EXPECT_DOUBLE_EQ(part_time({100, 10, 2, 1}, r), 100 / 1e9 + 10 / 1e8 + 1e-5);
+    EXPECT_DOUBLE_EQ(part_time({100, 10, 2, 3}, r), 100 / 1e9 + 10 / 1e8 + 3e-5);
+    EXPECT_DOUBLE_EQ(predicted_time({{100, 10, 2, 1}, {1e6, 0, 0, 0}}, r), 1e-3);
 }
 
 // ---- 1D tridiagonal, n = 12 --------------------------------------------------------------------
@@ -107,6 +109,8 @@ TEST(MpkModel, TridiagonalTwoPartsOfSix)
     EXPECT_DOUBLE_EQ(spmv.words, 3);
     EXPECT_DOUBLE_EQ(mpk.messages, 1);
     EXPECT_DOUBLE_EQ(spmv.messages, 3);
+    EXPECT_DOUBLE_EQ(mpk.exchanges, 1);
+    EXPECT_DOUBLE_EQ(spmv.exchanges, 3);
     const MpkRates r{1e9, 1e8, 1e-5};
     EXPECT_DOUBLE_EQ(predicted_time({mpk, mpk}, r), 138e-9 + 3e-8 + 1e-5);
     EXPECT_DOUBLE_EQ(predicted_time({spmv, spmv}, r), 102e-9 + 3e-8 + 3e-5);
@@ -126,13 +130,15 @@ TEST(MpkModel, TridiagonalThreePartsOfFourSlowestPartIsTheMiddle)
     // Fig. 7: union {2..9} = 8, + 2 + 4 + 2 = 16; 2 SpMVs: 2 (|{3,4,7,8}| + 1 + 2 + 1) = 16.
     EXPECT_DOUBLE_EQ(mpk_comm_volume(c.ghost_union, c.ghost_per_part), 16.0);
     EXPECT_DOUBLE_EQ(spmvs_comm_volume(2, c.halo_union, c.halo_per_part), 16.0);
-    // Time: middle 2*2*12 + 36 = 84 flops, 4 words, 2 messages; outer 62 flops, 2 words, 1.
+    // Time: middle 2*2*12 + 36 = 84 flops, 4 words, 2 messages; outer 62 flops, 2 words, 1;
+    // one exchange each (the middle part's 2 messages overlap).
     std::vector<MpkPartCost> parts;
     for (const auto& pc : c.counts)
         parts.push_back(mpk_part_cost(pc.own_nnz, pc.boundary_nnz, pc.boundary_rows[0], pc.mpk_messages));
     const MpkRates r{1e9, 1e8, 1e-5};
     EXPECT_DOUBLE_EQ(part_time(parts[0], r), 62e-9 + 2e-8 + 1e-5);
-    EXPECT_DOUBLE_EQ(predicted_time(parts, r), 84e-9 + 4e-8 + 2e-5);
+    EXPECT_DOUBLE_EQ(parts[1].exchanges, 1);
+    EXPECT_DOUBLE_EQ(predicted_time(parts, r), 84e-9 + 4e-8 + 1e-5);
 }
 
 // ---- 2D 5-point Laplacian, 4 x 4 grid (row = x + 4 y; corner rows 3 nnz, edge 4, interior 5) -----
@@ -172,6 +178,8 @@ TEST(MpkModel, Laplacian2dQuadrantsMpkReceivesMoreInFewerMessages)
     EXPECT_DOUBLE_EQ(spmv.words, 8);
     EXPECT_DOUBLE_EQ(mpk.messages, 3);
     EXPECT_DOUBLE_EQ(spmv.messages, 4);
+    EXPECT_DOUBLE_EQ(mpk.exchanges, 1);
+    EXPECT_DOUBLE_EQ(spmv.exchanges, 2);
     // Fig. 7 totals: union = all 16 rows, + 4 x 9 = 52; 2 SpMVs: 2 (12 + 4 x 4) = 56 (the 12 are
     // all rows but the 4 grid corners). The gather term counts a shared ghost once.
     EXPECT_DOUBLE_EQ(mpk_comm_volume(c.ghost_union, c.ghost_per_part), 52.0);
@@ -233,9 +241,9 @@ TEST(MpkModel, DenseRowSurfaceIsConstantInS)
 
 TEST(MpkModel, PerPartRatesPriceEachPartAtItsOwnRate)
 {
-    // Part 0: 1e6 flops at 1e9/s + 100 words at 1e8/s + 2 messages of 1e-5 s = 1e-3 + 1e-6 +
+    // Part 0: 1e6 flops at 1e9/s + 100 words at 1e8/s + 2 exchanges of 1e-5 s = 1e-3 + 1e-6 +
     // 2e-5; part 1: 4e6 flops at 2e9/s, nothing else = 2e-3: the slowest is part 1.
-    const std::vector<MpkPartCost> parts = {{1e6, 100, 2}, {4e6, 0, 0}};
+    const std::vector<MpkPartCost> parts = {{1e6, 100, 2, 2}, {4e6, 0, 0, 0}};
     const std::vector<MpkRates> rates = {{1e9, 1e8, 1e-5}, {2e9, 1e8, 1e-5}};
     EXPECT_DOUBLE_EQ(part_time(parts[0], rates[0]), 1e-3 + 1e-6 + 2e-5);
     EXPECT_DOUBLE_EQ(predicted_time_per_part(parts, rates), 2e-3);
