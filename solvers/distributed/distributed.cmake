@@ -22,6 +22,7 @@ add_library(kbench_distributed
   distributed/row_block.cpp
   distributed/halo_exchange.cpp
   distributed/halo_exchange_gpu.cpp
+  distributed/shared_staging.cpp
   distributed/distributed_spmv.cpp
   distributed/distributed_gmres.cpp
   distributed/distributed_mpk.cpp
