@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -59,9 +60,9 @@ SharedWindow::SharedWindow(MPI_Comm comm, std::size_t bytes)
     }
     win_ = win;
     try {
+        std::vector<ByteRange> segments;
         if (win_ != MPI_WIN_NULL) {
             KBENCH_MPI_CHECK(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
-            std::vector<ByteRange> segments;
             for (int r = 0; r < size && failure.empty(); ++r) {
                 MPI_Aint seg_bytes = 0;
                 int disp_unit = 0;
@@ -79,22 +80,26 @@ SharedWindow::SharedWindow(MPI_Comm comm, std::size_t bytes)
             }
             if (failure.empty() && sizes_[static_cast<std::size_t>(rank)] != bytes)
                 failure = "MPI_Win_shared_query: this rank's segment has another size";
-            const long page = sysconf(_SC_PAGESIZE);
-            if (failure.empty())
-                for (const ByteRange& r : registration_ranges(
-                         segments, static_cast<std::size_t>(page > 0 ? page : 4096))) {
-                    const cudaError_t e =
-                        cudaHostRegister(reinterpret_cast<void*>(r.begin), r.end - r.begin,
-                                         cudaHostRegisterPortable);
-                    if (e != cudaSuccess) {
-                        (void)cudaGetLastError();  // not sticky; leave no error behind
-                        failure = "cudaHostRegister of " + std::to_string(r.end - r.begin) +
-                                  " bytes: " + cudaGetErrorString(e);
-                        break;
-                    }
-                    registered_.push_back(r);
-                }
+            // First touch by the segment's writer: its pages land on the NUMA node of this
+            // rank (and of its GPU, with rank r on GPU r), not of whoever registers first.
+            if (failure.empty() && bytes > 0)
+                std::memset(bases_[static_cast<std::size_t>(rank)], 0, bytes);
         }
+        KBENCH_MPI_CHECK(MPI_Barrier(comm));  // every segment touched before any registration
+        const long page = sysconf(_SC_PAGESIZE);
+        if (win_ != MPI_WIN_NULL && failure.empty())
+            for (const ByteRange& r : registration_ranges(
+                     segments, static_cast<std::size_t>(page > 0 ? page : 4096))) {
+                const cudaError_t e = cudaHostRegister(reinterpret_cast<void*>(r.begin),
+                                                       r.end - r.begin, cudaHostRegisterPortable);
+                if (e != cudaSuccess) {
+                    (void)cudaGetLastError();  // not sticky; leave no error behind
+                    failure = "cudaHostRegister of " + std::to_string(r.end - r.begin) +
+                              " bytes: " + cudaGetErrorString(e);
+                    break;
+                }
+                registered_.push_back(r);
+            }
         // Every rank takes the same path.
         const int failed = failure.empty() ? 0 : 1;
         int any = 0;
