@@ -17,7 +17,9 @@
 //   "rows_min", "nnz_max" (per rank),
 //   "halo" {"words_received_total", "words_received_max", "words_sent_max",
 //   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
-//   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds"}}.
+//   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds",
+//   "host_staged_path" ("shared_memory" | "mpi_messages"; gpu host_staged only),
+//   "host_staged_note" (why mpi_messages, when there is a reason)}}.
 // Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
 #include "harness/cli.hpp"
 #include "harness/dist_link.hpp"
@@ -184,10 +186,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
           {"words_sent_max", comm.allreduce_max(static_cast<std::int64_t>(h.words_sent()))},
           {"messages_received_total", total(static_cast<double>(h.messages_received()))},
           {"messages_received_max", comm.allreduce_max(h.messages_received())}}},
-        {"link",
-         {{"latency_seconds", link.latency_seconds},
-          {"bandwidth_bytes_per_second", link.bandwidth_bytes_per_second},
-          {"allreduce_seconds", link.allreduce_seconds}}},
+        {"link", link_json(link)},
     };
     add_device_fields(doc, dev);
     return doc;

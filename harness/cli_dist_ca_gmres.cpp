@@ -19,7 +19,8 @@
 // the rest of a cycle; CA-GMRES: SpMV = MPK, Orth = BOrth + TSQR).
 //
 // JSON (rank 0): {"matrix", "n", "nnz", "ranks", "device", "gpu_name" and "transport" (gpu
-//   only), "partition", "restart", "steps", "build_seconds", "rows_max", "rows_min",
+//   only), "host_staged_path" ("shared_memory" | "mpi_messages": the halo exchange's mechanism,
+//   gpu host_staged only), "partition", "restart", "steps", "build_seconds", "rows_max", "rows_min",
 //   "halo_words_max" (one SpMV's halo, the largest rank's), "rows": [fig14 rows of
 //   harness/ca_gmres_rows.hpp with "speedup" over this run's GMRES(m) CGS2 row]}.
 // Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
@@ -235,6 +236,8 @@ json run(const dist::Communicator& comm, const CaArgs& o)
                  comm.allreduce_max(static_cast<std::int64_t>(local1.halo.words_received()))},
                 {"rows", rows}};
     add_device_fields(doc, dev);
+    if (gpu && dev.transport == dist::Transport::host_staged)
+        doc["host_staged_path"] = gpu_mpk->exchange().host_staged_path();
     return doc;
 }
 

@@ -72,6 +72,8 @@ LinkFigures measure_link(const dist::Communicator& comm, bool gpu, dist::Transpo
         cuda_stream stream;
         for (const index_type words : sizes) {
             dist::DeviceHaloExchange<double> ex(comm, pair_layout(comm, words), transport, nccl);
+            f.host_staged_path = ex.host_staged_path();
+            f.host_staged_note = ex.shared_staging_note();
             device_buffer<double> x(static_cast<std::size_t>(2 * words));
             seconds.push_back(timed(comm, [&] {
                 ex.exchange(x.data(), stream.get());
@@ -99,6 +101,16 @@ LinkFigures measure_link(const dist::Communicator& comm, bool gpu, dist::Transpo
         f.bandwidth_bytes_per_second = static_cast<double>(f.large_words) * sizeof(double) / t;
     }
     return f;
+}
+
+nlohmann::json link_json(const LinkFigures& f)
+{
+    nlohmann::json j = {{"latency_seconds", f.latency_seconds},
+                        {"bandwidth_bytes_per_second", f.bandwidth_bytes_per_second},
+                        {"allreduce_seconds", f.allreduce_seconds}};
+    if (!f.host_staged_path.empty()) j["host_staged_path"] = f.host_staged_path;
+    if (!f.host_staged_note.empty()) j["host_staged_note"] = f.host_staged_note;
+    return j;
 }
 
 }  // namespace kbench::harness

@@ -8,6 +8,10 @@
 
 #include "solvers/distributed/halo_exchange_gpu.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <string>
+
 namespace kbench::harness {
 
 struct LinkFigures {
@@ -15,7 +19,16 @@ struct LinkFigures {
     double bandwidth_bytes_per_second = 0.0;  // large words x 8 bytes / (its time - latency)
     double allreduce_seconds = 0.0;   // one all-reduce of one double over all ranks (median)
     std::int64_t large_words = 0;     // the words of the large exchange
+    // GPU ranks over host_staged: the exchange's mechanism, "shared_memory" or "mpi_messages"
+    // (DeviceHaloExchange::host_staged_path); "" otherwise.
+    std::string host_staged_path;
+    // With "mpi_messages": why not shared memory (DeviceHaloExchange::shared_staging_note).
+    std::string host_staged_note;
 };
+
+/// The workers' "link" object: {"latency_seconds", "bandwidth_bytes_per_second",
+/// "allreduce_seconds"}, plus "host_staged_path" and "host_staged_note" when not empty.
+nlohmann::json link_json(const LinkFigures& f);
 
 /// Measures LinkFigures. `gpu`: device vectors over `transport` (nccl needs `nccl`); otherwise
 /// host vectors over MPI. With one rank the exchange figures are 0 (no link) and the all-reduce

@@ -38,13 +38,22 @@ class DistLink : public MpiTest {};
 #ifndef KBENCH_LINK_TEST_GPU
 TEST_F(DistLink, CpuRanks)
 {
-    expect_figures(measure_link(world(), false, dist::Transport::host_staged, nullptr));
+    const LinkFigures f = measure_link(world(), false, dist::Transport::host_staged, nullptr);
+    expect_figures(f);
+    EXPECT_EQ(f.host_staged_path, "");
+    EXPECT_FALSE(link_json(f).contains("host_staged_path"));
+    EXPECT_EQ(link_json(f).size(), 3u);
 }
 #else
 TEST_F(DistLink, GpuRanksHostStaged)
 {
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
-    expect_figures(measure_link(world(), true, dist::Transport::host_staged, nullptr));
+    const LinkFigures f = measure_link(world(), true, dist::Transport::host_staged, nullptr);
+    expect_figures(f);
+    // Under ctest every rank is on one node: the shared-memory path.
+    EXPECT_EQ(f.host_staged_path, world().local_size() == world().size() ? "shared_memory"
+                                                                         : "mpi_messages");
+    EXPECT_EQ(link_json(f).at("host_staged_path"), f.host_staged_path);
 }
 #endif
 

@@ -22,6 +22,7 @@ add_library(kbench_distributed
   distributed/row_block.cpp
   distributed/halo_exchange.cpp
   distributed/halo_exchange_gpu.cpp
+  distributed/shared_staging.cpp
   distributed/distributed_spmv.cpp
   distributed/distributed_gmres.cpp
   distributed/distributed_mpk.cpp
@@ -87,6 +88,9 @@ function(kbench_add_mpi_test)
 endfunction()
 
 if(KBENCH_BUILD_TESTS)
+  # The shared-memory staging's planning (header only, no MPI at run time).
+  kbench_add_test(NAME test_shared_staging_plan SOURCES test/test_shared_staging_plan.cpp
+                  LIBS kbench_matrices)
   kbench_add_mpi_test(NAME test_distributed_cpu SOURCES test/test_distributed_cpu.cpp
                       LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2 3)
   kbench_add_mpi_test(NAME test_row_block SOURCES test/test_row_block.cpp

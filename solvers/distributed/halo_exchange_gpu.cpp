@@ -6,6 +6,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "solvers/distributed/pack.hpp"
+#include "solvers/distributed/shared_staging.hpp"
 
 #if KBENCH_HAVE_NCCL
 #include <nccl.h>
@@ -195,6 +196,9 @@ struct DeviceHaloExchange<T>::Impl {
     cuda_event copies_done;  // after the last host -> device copy out of h_recv / h_reduce
     bool copies_pending = false;
     ExchangeCounters counters;
+    // host_staged on one node: the shared-memory path (h_send, h_recv unused), else null and why.
+    std::unique_ptr<detail::SharedStagingExchange<T>> shared;
+    std::string shared_note;
 
     // The pinned buffers are rewritten only after the previous host -> device copies are done.
     void wait_copies()
@@ -224,8 +228,11 @@ DeviceHaloExchange<T>::DeviceHaloExchange(const Communicator& comm, HaloLayout l
     m.d_send_local = device_buffer<index_type>(m.layout.send_local);
     m.d_send = device_buffer<T>(m.layout.send_local.size());
     if (transport == Transport::host_staged) {
-        m.h_send = pinned_array<T>(m.layout.send_local.size());
-        m.h_recv = pinned_array<T>(static_cast<std::size_t>(m.layout.num_ghosts));
+        m.shared = detail::SharedStagingExchange<T>::try_create(m.comm, m.layout, m.shared_note);
+        if (!m.shared) {
+            m.h_send = pinned_array<T>(m.layout.send_local.size());
+            m.h_recv = pinned_array<T>(static_cast<std::size_t>(m.layout.num_ghosts));
+        }
     }
 }
 
@@ -246,6 +253,11 @@ void DeviceHaloExchange<T>::exchange(T* d_x, cudaStream_t stream)
     const index_type words_sent = h.words_sent();
     detail::gather(static_cast<const T*>(d_x), m.d_send_local.data(), words_sent, m.d_send.data(),
                    stream);
+    if (m.transport == Transport::host_staged && m.shared) {
+        m.shared->exchange(m.d_send.data(), d_x, stream);
+        m.counters += exchange_counts(h, sizeof(T), true);
+        return;
+    }
     if (m.transport == Transport::host_staged) {
         m.wait_copies();
         // Receives posted while the pack kernel and its copy to the host run.
@@ -333,6 +345,22 @@ template <typename T>
 Transport DeviceHaloExchange<T>::transport() const noexcept
 {
     return impl_->transport;
+}
+template <typename T>
+bool DeviceHaloExchange<T>::shared_staging() const noexcept
+{
+    return impl_->shared != nullptr;
+}
+template <typename T>
+const char* DeviceHaloExchange<T>::host_staged_path() const noexcept
+{
+    if (impl_->transport != Transport::host_staged) return "";
+    return impl_->shared ? "shared_memory" : "mpi_messages";
+}
+template <typename T>
+const std::string& DeviceHaloExchange<T>::shared_staging_note() const noexcept
+{
+    return impl_->shared_note;
 }
 template <typename T>
 const HaloLayout& DeviceHaloExchange<T>::layout() const noexcept

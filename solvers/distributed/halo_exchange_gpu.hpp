@@ -1,10 +1,21 @@
 // Halo exchange and all-reduce of distributed vectors in GPU memory, over one of two transports,
 // selectable so that both can be measured:
 //  * host_staged, the papers' path (zianekhodja2014 Sec. 4, yamazaki2014 Sec. IV with MPI
-//    between GPUs): a gather kernel packs the send entries on the device, one cudaMemcpyAsync
-//    brings them to pinned host memory, MPI_Isend/Irecv per neighbour moves them (receives
-//    posted first), one cudaMemcpyAsync puts all ghosts, contiguous in the local vector, back
-//    on the device. All-reduce: device -> pinned host, MPI_Allreduce, host -> device.
+//    between GPUs): a gather kernel packs the send entries on the device, then by one of two
+//    mechanisms, chosen once at construction and the same on every rank (host_staged_path()):
+//    - "shared_memory", when every rank is on one node (shared_staging.hpp): the packed words go
+//      in pieces of 2 MiB by cudaMemcpyAsync into this rank's segment of one MPI shared-memory
+//      window (MPI_Win_allocate_shared, mapped and cudaHostRegister-ed in every process); a
+//      one-int MPI "ready" signal per piece tells the receiver, which copies the piece
+//      straight from the sender's segment into its ghost block, so one GPU's device -> host
+//      copy overlaps another's host -> device copy and MPI moves no payload; a zero-byte
+//      "consumed" signal per neighbour and call keeps a sender from overwriting its segment
+//      before its receivers copied the previous call's words;
+//    - "mpi_messages" otherwise (several nodes, or the window or its registration failed): one
+//      cudaMemcpyAsync to pinned host memory, MPI_Isend/Irecv per neighbour (receives posted
+//      first), one cudaMemcpyAsync of all ghosts, contiguous in the local vector, back on the
+//      device.
+//    All-reduce: device -> pinned host, MPI_Allreduce, host -> device.
 //  * nccl, device-direct: the same gather kernel, then ncclSend/ncclRecv per neighbour inside
 //    one ncclGroupStart/End, straight from and into device memory, and ncclAllReduce in place;
 //    everything enqueued on the caller's stream. Needs NCCL at build time (nccl_available()) and
@@ -80,14 +91,20 @@ private:
 /// Halo exchange and all-reduce of one part's local vectors in device memory (T = float or
 /// double). Holds the communicator's MPI handle and a pointer to the NCCL communicator, which
 /// must both outlive it. Not thread-safe; use one stream (its buffers are reused by the next
-/// call once the previous one's copies are done, which it waits for).
+/// call once the previous one's copies are done, which it waits for). On the host_staged
+/// shared-memory path, construction and destruction are collective over the communicator
+/// (the window is allocated and freed by all ranks together).
 template <typename T>
 class DeviceHaloExchange {
 public:
     /// Uploads the send list. `nccl` is required for Transport::nccl (same size as comm) and
-    /// ignored otherwise. Throws std::invalid_argument as check_layout, or naming "nccl" when it
-    /// is missing or of another size; std::runtime_error for nccl when NCCL was not built;
-    /// kbench::cuda_error on CUDA failures.
+    /// ignored otherwise. host_staged: collective over comm (node split, shared window, one
+    /// MPI_Alltoall of where each rank's words for each other rank start, agreement); falls back
+    /// to the MPI-message path when the shared one cannot be set up. Throws
+    /// std::invalid_argument as check_layout, or naming "nccl" when it is missing or of another
+    /// size, or "layout" (host_staged on one node) when the ranks' send and receive lists
+    /// disagree; std::runtime_error for nccl when NCCL was not built; kbench::cuda_error on CUDA
+    /// failures, mpi_error on MPI failures.
     DeviceHaloExchange(const Communicator& comm, HaloLayout layout, Transport transport,
                        NcclCommunicator* nccl = nullptr);
     ~DeviceHaloExchange();
@@ -96,7 +113,7 @@ public:
 
     /// Fills the ghost part of the device vector d_x (layout().local_size() entries) with the
     /// owners' entries, ordered on `stream` after the work already enqueued there and before the
-    /// work enqueued after. host_staged returns once MPI is done (the host -> device copy is
+    /// work enqueued after. host_staged returns once MPI is done (the host -> device copies are
     /// enqueued); nccl returns at once (all enqueued). Every rank calls it for the same vector.
     /// Throws kbench::cuda_error, mpi_error or nccl_error.
     void exchange(T* d_x, cudaStream_t stream);
@@ -107,6 +124,15 @@ public:
     void allreduce_sum(T* d_values, int count, cudaStream_t stream);
 
     Transport transport() const noexcept;
+    /// host_staged: whether exchange() takes the shared-memory path (the same on every rank);
+    /// false for nccl.
+    bool shared_staging() const noexcept;
+    /// "shared_memory" or "mpi_messages" for host_staged (the benchmark JSON's
+    /// "host_staged_path"), "" for nccl.
+    const char* host_staged_path() const noexcept;
+    /// Why host_staged uses MPI messages (e.g. "the ranks span several nodes", a failed
+    /// cudaHostRegister); "" on the shared-memory path and for nccl.
+    const std::string& shared_staging_note() const noexcept;
     const HaloLayout& layout() const noexcept;
     const ExchangeCounters& counters() const noexcept;
     void reset_counters() noexcept;

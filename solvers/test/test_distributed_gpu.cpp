@@ -4,12 +4,14 @@
 // 2-GPU machine rank r uses device r. The host-staged and NCCL halo exchanges deliver exactly
 // the ghost entries (bit for bit, as the CPU exchange), the device all-reduce sums, and the GPU
 // distributed SpMV equals the CPU one. NCCL needs one GPU per rank: with fewer GPUs than ranks
-// on a node its cases are skipped.
+// on a node its cases are skipped. Under ctest every rank is on one node, so host_staged runs its
+// shared-memory path (solvers/distributed/shared_staging.hpp), checked to be the one taken.
 #include "solvers/distributed/communicator.hpp"
 #include "solvers/distributed/distributed_spmv.hpp"
 #include "solvers/distributed/halo_exchange.hpp"
 #include "solvers/distributed/halo_exchange_gpu.hpp"
 #include "solvers/distributed/row_distribution.hpp"
+#include "solvers/distributed/shared_staging_plan.hpp"
 
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
@@ -24,9 +26,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbench::dist {
@@ -40,6 +44,60 @@ using kbench::test::world;
 const double nan = std::numeric_limits<double>::quiet_NaN();
 
 class DistributedGpu : public kbench::test::MpiTest {};
+
+/// host_staged takes the shared-memory path exactly when every rank is on one node (as under
+/// ctest's mpiexec); nccl never does.
+void expect_path(const DeviceHaloExchange<double>& ex)
+{
+    const bool one_node = world().local_size() == world().size();
+    if (ex.transport() == Transport::host_staged) {
+        EXPECT_EQ(ex.shared_staging(), one_node) << ex.shared_staging_note();
+        EXPECT_EQ(std::string(ex.host_staged_path()),
+                  one_node ? "shared_memory" : "mpi_messages");
+        EXPECT_EQ(ex.shared_staging_note().empty(), one_node);
+    } else {
+        EXPECT_FALSE(ex.shared_staging());
+        EXPECT_EQ(std::string(ex.host_staged_path()), "");
+    }
+}
+
+/// A layout in which rank s sends words(s, d) entries to rank d != s (0: no message). Rank r owns
+/// n_r = 3 + max_d words(r, d) entries, global rows first_r + i (parts in rank order); its
+/// message to d is its owned entries (e + 3 d) mod n_r, e < words(r, d) (a rotation, so that the
+/// gather kernel reorders); the ghosts from s come in the order s sends them.
+HaloLayout staged_layout(int rank, int np, const std::function<index_type(int, int)>& words)
+{
+    std::vector<index_type> owned(static_cast<std::size_t>(np), 3), first(np + 1, 0);
+    for (int q = 0; q < np; ++q) {
+        for (int d = 0; d < np; ++d)
+            if (d != q) owned[q] = std::max(owned[q], 3 + words(q, d));
+        first[q + 1] = first[q] + owned[q];
+    }
+    const auto sent = [&](int s, int d, index_type e) { return (e + 3 * d) % owned[s]; };
+    HaloLayout h;
+    h.rank = rank;
+    h.num_parts = np;
+    h.num_owned = owned[rank];
+    for (index_type i = 0; i < h.num_owned; ++i) h.owned_global.push_back(first[rank] + i);
+    h.recv_offsets = {0};
+    h.send_offsets = {0};
+    for (int s = 0; s < np; ++s) {
+        const index_type w = s == rank ? 0 : words(s, rank);
+        if (w == 0) continue;
+        h.recv_ranks.push_back(s);
+        for (index_type e = 0; e < w; ++e) h.ghost_global.push_back(first[s] + sent(s, rank, e));
+        h.recv_offsets.push_back(static_cast<index_type>(h.ghost_global.size()));
+    }
+    h.num_ghosts = static_cast<index_type>(h.ghost_global.size());
+    for (int d = 0; d < np; ++d) {
+        const index_type w = d == rank ? 0 : words(rank, d);
+        if (w == 0) continue;
+        h.send_ranks.push_back(d);
+        for (index_type e = 0; e < w; ++e) h.send_local.push_back(sent(rank, d, e));
+        h.send_offsets.push_back(static_cast<index_type>(h.send_local.size()));
+    }
+    return h;
+}
 
 TEST_F(DistributedGpu, RankRUsesDeviceR)
 {
@@ -72,6 +130,7 @@ TEST_F(DistributedGpu, HaloExchangesDeliverExactlyTheGhostEntries)
         for (const Transport t : transports) {
             SCOPED_TRACE(c.name + ", " + to_string(t) + ", rank " + std::to_string(world().rank()));
             DeviceHaloExchange<double> ex(world(), h, t, nccl.get());
+            expect_path(ex);
             device_buffer<double> dx(local_vector(h, x, nan));
             for (int round = 0; round < 3; ++round) ex.exchange(dx.data(), stream);
             stream.synchronize();
@@ -83,6 +142,85 @@ TEST_F(DistributedGpu, HaloExchangesDeliverExactlyTheGhostEntries)
             for (int round = 0; round < 3; ++round)
                 three += exchange_counts(h, sizeof(double), t == Transport::host_staged);
             EXPECT_EQ(ex.counters(), three);
+        }
+    }
+}
+
+// The shared-memory path (and the others) on halos of several 2 MiB pieces per neighbour, one
+// exact multiple of a piece, with a rank that sends nothing, and on small ones: four exchanges
+// of different vectors back to back on one stream, with no host synchronization between them
+// (so a sender's segment is rewritten while the previous call's copies out of it may still be
+// queued), every ghost of every round equal to the CPU exchange's.
+TEST_F(DistributedGpu, HaloExchangesOfSeveralPiecesAndAnEmptySender)
+{
+    KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
+    const int np = world().size();
+    const int r = world().rank();
+    const auto transports = transports_to_test();
+    const auto nccl = kbench::test::nccl_for(transports);
+    const index_type c = detail::staging_chunk_words<double>();
+    const std::vector<std::pair<std::string, std::function<index_type(int, int)>>> cases = {
+        {"several_pieces",  // rank 0: 3 whole pieces to every rank; others 2 pieces + 1 word
+         [c](int s, int d) { return s == 0 ? 3 * c : 2 * c + 1 + 1000 * d; }},
+        {"empty_sender",  // rank 0 sends nothing and receives a piece + a bit from every rank
+         [c](int s, int d) { return s == 0 ? index_type{0} : c + 7 * s + d + 1; }},
+        {"small", [](int s, int d) { return index_type{(s + d) % 3 + 1}; }},
+    };
+    cuda_stream stream;
+    constexpr int rounds = 4;
+    for (const auto& [name, words] : cases) {
+        const HaloLayout h = staged_layout(r, np, words);
+        index_type n = 0;
+        for (int q = 0; q < np; ++q) n += staged_layout(q, np, words).num_owned;
+        // Round k's global vector: tagged + 1000 k; the CPU exchange is the reference.
+        std::vector<std::vector<double>> owned(rounds), expected(rounds);
+        for (int k = 0; k < rounds; ++k) {
+            auto x = tagged_vector(n);
+            for (double& v : x) v += 1000.0 * k;
+            auto local = local_vector(h, x, nan);
+            HaloExchange host(world(), h);
+            host.exchange(local);
+            owned[k].assign(local.begin(), local.begin() + h.num_owned);
+            expected[k].assign(local.begin() + h.num_owned, local.end());
+        }
+        for (const Transport t : transports) {
+            SCOPED_TRACE(name + ", " + to_string(t) + ", rank " + std::to_string(r));
+            DeviceHaloExchange<double> ex(world(), h, t, nccl.get());
+            expect_path(ex);
+            device_buffer<double> dx(
+                std::vector<double>(static_cast<std::size_t>(h.local_size()), nan));
+            std::vector<device_buffer<double>> ghosts;
+            for (int k = 0; k < rounds; ++k)
+                ghosts.emplace_back(static_cast<std::size_t>(h.num_ghosts));
+            for (int k = 0; k < rounds; ++k) {
+                const std::size_t owned_bytes = owned[k].size() * sizeof(double);
+                if (owned_bytes > 0) {
+                    ASSERT_EQ(cudaMemcpyAsync(dx.data(), owned[k].data(), owned_bytes,
+                                              cudaMemcpyHostToDevice, stream.get()),
+                              cudaSuccess);
+                }
+                ex.exchange(dx.data(), stream);
+                if (h.num_ghosts > 0) {
+                    ASSERT_EQ(cudaMemcpyAsync(ghosts[k].data(), dx.data() + h.num_owned,
+                                              ghosts[k].size() * sizeof(double),
+                                              cudaMemcpyDeviceToDevice, stream.get()),
+                              cudaSuccess);
+                }
+            }
+            stream.synchronize();
+            for (int k = 0; k < rounds; ++k) {
+                const auto got = ghosts[k].to_host();
+                ASSERT_EQ(got.size(), expected[k].size());
+                std::size_t wrong = 0, first_wrong = got.size();
+                for (std::size_t i = 0; i < got.size(); ++i)
+                    if (!(got[i] == expected[k][i]) && wrong++ == 0) first_wrong = i;
+                EXPECT_EQ(wrong, 0u) << "round " << k << ": first wrong ghost " << first_wrong
+                                     << " of " << got.size();
+            }
+            ExchangeCounters all;
+            for (int k = 0; k < rounds; ++k)
+                all += exchange_counts(h, sizeof(double), t == Transport::host_staged);
+            EXPECT_EQ(ex.counters(), all);
         }
     }
 }
