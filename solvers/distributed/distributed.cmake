@@ -20,6 +20,7 @@ add_library(kbench_distributed
   distributed/communicator.cpp
   distributed/row_distribution.cpp
   distributed/row_block.cpp
+  distributed/interior_boundary.cpp
   distributed/halo_exchange.cpp
   distributed/halo_exchange_gpu.cpp
   distributed/distributed_spmv.cpp
@@ -87,7 +88,9 @@ function(kbench_add_mpi_test)
 endfunction()
 
 if(KBENCH_BUILD_TESTS)
-  # Single-GPU and host-only parts, no MPI calls: plain tests (labels gpu / cpu, not mpi).
+  # Host-only and single-GPU parts, no MPI calls: plain tests (labels cpu / gpu, not mpi).
+  kbench_add_test(NAME test_interior_boundary SOURCES test/test_interior_boundary.cpp
+                  LIBS kbench_distributed kbench_matrices kbench_kernels)
   kbench_add_test(NAME test_distributed_pack_gpu GPU SOURCES test/test_distributed_pack_gpu.cpp
                   LIBS kbench_distributed)
   kbench_add_mpi_test(NAME test_distributed_cpu SOURCES test/test_distributed_cpu.cpp
