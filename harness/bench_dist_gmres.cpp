@@ -46,7 +46,9 @@ std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 /// streaming kernel and of a two-stage dot (machine profile), the run's iteration count, and
 /// the link figures the worker measured over the run's own
 /// transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
-/// transport decides whether halos and all-reduces synchronize the host.
+/// transport decides whether halos and all-reduces synchronize the host. A run whose SpMVs
+/// overlapped the exchange ("overlap") is priced so, from the largest boundary rows and nnz of
+/// a rank (entries written before the overlap have neither: priced without).
 json model_entry(const json& e, const MachineProfile* machine)
 {
     if (machine == nullptr || e.value("device", "") != "gpu") return nullptr;
@@ -55,10 +57,13 @@ json model_entry(const json& e, const MachineProfile* machine)
     load.nnz = e.at("nnz_max").get<double>();
     load.halo_words = e.at("halo").at("words_received_max").get<double>();
     load.halo_messages = e.at("halo").at("messages_received_max").get<double>();
+    load.boundary_rows = e.value("boundary_rows_max", 0.0);
+    load.boundary_nnz = e.value("boundary_nnz_max", 0.0);
     models::GmresSetup setup;
     setup.m = e.at("restart").get<int>();
     setup.orth = e.at("orth") == "cgs2" ? models::GmresOrth::cgs2 : models::GmresOrth::mgs;
     setup.iterations = e.at("iterations").get<int>();
+    setup.overlap = e.value("overlap", false) && e.contains("boundary_rows_max");
     setup.halo_path = e.value("transport", "") == "host_staged" ? models::HaloPath::host_staged
                                                                 : models::HaloPath::direct;
     models::GmresMachine mc;

@@ -7,14 +7,18 @@
 // on CPU ranks or on one GPU per rank. Rank 0 writes one JSON object (schema below) to --json.
 //
 // JSON: {"matrix", "n", "nnz", "ranks", "device" ("cpu" | "gpu"), "gpu_name" (gpu only),
-//   "transport" (gpu only), "scheme", "partition", "build_seconds", "partition_seconds",
+//   "transport" (gpu only), "overlap" (whether the timed solves' SpMVs overlapped the halo
+//   exchange with the interior rows' product: gpu without --no-overlap), "detailed_overlap"
+//   (false: the detailed solve never overlaps, so that its "halo" and "spmv" phases stay
+//   apart; distributed_gmres.hpp), "scheme", "partition", "build_seconds", "partition_seconds",
 //   "restart", "tolerance", "max_iterations", "warmups", "orth", "preconditioner",
 //   "partition_cached", "status", "detail", "iterations", "seconds" (median of the timed
 //   solves, slowest rank),
 //   "seconds_all", "true_residual" (||M^-1 (b - A x)|| / ||M^-1 b||),
 //   "prec" (||M^-1 (b - A x)||_inf, zianekhodja2014 formula 6), "phases" {name: seconds} and
 //   "detailed_seconds" of the detailed solve (empty and 0 with --no-detailed), "rows_max",
-//   "rows_min", "nnz_max" (per rank),
+//   "rows_min", "nnz_max" (per rank), "boundary_rows_max", "boundary_nnz_max" (per rank: the
+//   rows with a ghost column and their entries, solvers/distributed/interior_boundary.hpp),
 //   "halo" {"words_received_total", "words_received_max", "words_sent_max",
 //   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
 //   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds",
@@ -35,6 +39,7 @@
 #include "kernels/machine_probe.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/distributed/distributed_gmres.hpp"
+#include "solvers/distributed/interior_boundary.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -100,7 +105,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
     if (gpu) {
         cuda_stream stream;
         dist::DistributedSpmv<double> spmv(comm, p.local, transport, spmv::Policy{"auto"},
-                                           spmv::machine_figures(), nccl);
+                                           spmv::machine_figures(), nccl, o.overlap);
         device_buffer<double> d_b(b), d_x(static_cast<std::size_t>(std::max<index_type>(owned, 1)));
         auto solve = [&](bool detail) {
             KBENCH_CUDA_CHECK(cudaMemsetAsync(d_x.data(), 0, sizeof(double) * owned, stream.get()));
@@ -151,12 +156,15 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
     nlohmann::json phases = nlohmann::json::object();
     for (const auto& ph : detailed.phases) phases[ph.name] = comm.allreduce_max(ph.seconds);
     const auto total = [&](double v) { return comm.allreduce_sum(v); };
+    const dist::InteriorBoundaryCounts split = dist::interior_boundary_counts(p.local.a, owned);
     nlohmann::json doc = {
         {"matrix", o.matrix},
         {"n", p.local.global_rows},
         {"nnz", p.nnz},
         {"ranks", comm.size()},
         {"device", o.device},
+        {"overlap", gpu && o.overlap},
+        {"detailed_overlap", false},
         {"scheme", dist::to_string(o.setup.scheme)},
         {"partition", o.setup.partition},
         {"build_seconds", p.build_seconds},
@@ -180,6 +188,8 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         {"rows_max", comm.allreduce_max(owned)},
         {"rows_min", comm.allreduce_min(owned)},
         {"nnz_max", comm.allreduce_max(static_cast<std::int64_t>(p.local.a.nnz()))},
+        {"boundary_rows_max", comm.allreduce_max(static_cast<std::int64_t>(split.boundary_rows))},
+        {"boundary_nnz_max", comm.allreduce_max(split.boundary_nnz)},
         {"halo",
          {{"words_received_total", total(static_cast<double>(h.words_received()))},
           {"words_received_max", comm.allreduce_max(static_cast<std::int64_t>(h.words_received()))},

@@ -20,7 +20,10 @@
 //
 // JSON (rank 0): {"matrix", "n", "nnz", "ranks", "device", "gpu_name" and "transport" (gpu
 //   only), "host_staged_path" ("shared_memory" | "mpi_messages": the halo exchange's mechanism,
-//   gpu host_staged only), "partition", "restart", "steps", "build_seconds", "rows_max", "rows_min",
+//   gpu host_staged only), "overlap" (whether GMRES's timed solves overlapped each SpMV's halo
+//   exchange with the interior rows' product: gpu without --no-overlap; their detailed solves
+//   never do, so the GMRES rows' SpMV time is that of the serial exchange and product),
+//   "partition", "restart", "steps", "build_seconds", "rows_max", "rows_min",
 //   "halo_words_max" (one SpMV's halo, the largest rank's), "rows": [fig14 rows of
 //   harness/ca_gmres_rows.hpp with "speedup" over this run's GMRES(m) CGS2 row]}.
 // Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
@@ -152,7 +155,9 @@ json run(const dist::Communicator& comm, const CaArgs& o)
     {
         std::optional<dist::DistributedSpmvCpu<double>> cpu_spmv;
         std::optional<dist::DistributedSpmv<double>> gpu_spmv;
-        if (gpu) gpu_spmv.emplace(comm, local1, dev.transport, policy, machine, dev.nccl.get());
+        if (gpu)
+            gpu_spmv.emplace(comm, local1, dev.transport, policy, machine, dev.nccl.get(),
+                             o.overlap);
         else cpu_spmv.emplace(comm, local1);
         std::vector<sv::ArnoldiOrth> orths{sv::ArnoldiOrth::cgs2, sv::ArnoldiOrth::mgs};
         if (gpu) orths.push_back(sv::ArnoldiOrth::cgs2_lowsync);  // GPU ranks only
@@ -226,6 +231,7 @@ json run(const dist::Communicator& comm, const CaArgs& o)
                 {"nnz", a.nnz()},
                 {"ranks", np},
                 {"device", o.device},
+                {"overlap", gpu && o.overlap},
                 {"partition", o.partition},
                 {"restart", m},
                 {"steps", o.steps},

@@ -4,8 +4,9 @@
 // matrix of a matrix-set entry (the sets of this study are small), partitions it (natural
 // blocks, or METIS k-way), and, on one GPU per rank (host_staged or NCCL transport) or on CPU
 // ranks, times the generation of m basis vectors (--vectors, default 100):
-//  * the baseline: m distributed SpMVs (DistributedSpmv / DistributedSpmvCpu), each after its
-//    s = 1 halo exchange, in chains of max(--steps) vectors started again from v_1 (the values
+//  * the baseline: m distributed SpMVs (DistributedSpmv / DistributedSpmvCpu), each with its
+//    s = 1 halo exchange (on GPUs overlapped with the interior rows' product unless
+//    --no-overlap), in chains of max(--steps) vectors started again from v_1 (the values
 //    stay bounded), and its local-product part (the same SpMVs and copies without exchange);
 //  * per s of --steps: floor(m / s) MPK calls of s steps and one of m mod s steps when that is
 //    not 0 (DistributedMpk / DistributedMpkCpu of solvers/distributed/distributed_mpk.hpp, every
@@ -21,7 +22,9 @@
 //
 // JSON (rank 0, to --json or stdout); lists "[d]" are per rank, "[d][k-1]" per rank and k:
 // {"matrix", "n", "nnz", "ranks", "device" ("cpu" | "gpu"), "gpu_name", "transport" (gpu only),
-//  "partition", "vectors" (m), "repetitions", "basis" ("monomial"), "build_seconds",
+//  "overlap" (whether the baseline's SpMVs overlapped their exchange: gpu without --no-overlap;
+//  the MPK never does), "partition", "vectors" (m), "repetitions", "basis" ("monomial"),
+//  "build_seconds",
 //  "rows" [d], "local_nnz" [d] (nnz of the part's rows),
 //  "halo_s1" {"words" [d], "messages" [d]} (one SpMV's exchange: |delta^(d,1)|, neighbours),
 //  "spmv" {"kernel" (rank 0's own-row kernel), "seconds" [d] (one local SpMV, median),
@@ -193,7 +196,7 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
     std::optional<dist::DistributedSpmv<double>> gpu_spmv;
     std::optional<spmv::SpmvOperator<double>> local_op;  // the same kernel, no exchange
     if (gpu) {
-        gpu_spmv.emplace(comm, local1, transport, policy, machine, nccl.get());
+        gpu_spmv.emplace(comm, local1, transport, policy, machine, nccl.get(), o.overlap);
         if (owned > 0) local_op.emplace(local1.a, policy, machine);
     } else {
         cpu_spmv.emplace(comm, local1);
@@ -346,14 +349,16 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
         halo_messages.push_back(static_cast<double>(halo1.neighbours(d)));
     }
     std::string kernel = "csr_reference";
-    if (gpu) kernel = gpu_spmv->choice() != nullptr
-                          ? spmv::kernel_name(gpu_spmv->choice()->kernel) : "none";
+    // The kernel of the local SpMV timed above (A_local's own operator; with overlap the
+    // distributed SpMV's interior operator may pick another).
+    if (gpu) kernel = local_op ? spmv::kernel_name(local_op->choice().kernel) : "none";
     json doc = {
         {"matrix", o.matrix},
         {"n", a.num_rows},
         {"nnz", a.nnz()},
         {"ranks", np},
         {"device", o.device},
+        {"overlap", gpu && o.overlap},
         {"partition", o.partition},
         {"vectors", m},
         {"repetitions", o.repetitions},

@@ -29,6 +29,9 @@ void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partiti
         ->capture_default_str();
     sub->add_option("--transport", a.transport, "gpu: host_staged or nccl")
         ->capture_default_str();
+    sub->add_flag("!--no-overlap", a.overlap,
+                  "gpu: the distributed SpMV exchanges the halo, then multiplies (default: the "
+                  "exchange overlaps the interior rows' product)");
     sub->add_option("--json", a.json, "rank 0 writes the results object to FILE");
 }
 

@@ -1,7 +1,7 @@
-// What the MPI workers (`kbench dist gmres`, `kbench dist mpk`) share: finding their matrix-set
-// entry, opening each rank's GPU (and NCCL), and running their body under MPI so that an error
-// on any rank ends every rank instead of leaving the others waiting in a collective. Needs MPI
-// (built only with it).
+// What the MPI workers (`kbench dist gmres`, `kbench dist mpk`, `kbench dist ca-gmres`) share:
+// finding their matrix-set entry, the distributed SpMV's overlap switch, opening each rank's GPU
+// (and NCCL), and running their body under MPI so that an error on any rank ends every rank
+// instead of leaving the others waiting in a collective. Needs MPI (built only with it).
 #pragma once
 
 #include "harness/study_context.hpp"
@@ -33,10 +33,11 @@ struct WorkerArgs {
     std::string device = "gpu";            // "cpu" | "gpu"
     std::string transport = "host_staged";  // "host_staged" | "nccl" (gpu only)
     std::string json;                       // empty: stdout
+    bool overlap = true;  // gpu: the distributed SpMV overlaps its halo exchange (--no-overlap)
 };
 
 /// Adds --set (required), --matrix (required), --matrix-dir, --partition (with partition_help),
-/// --device, --transport and --json to `sub`, bound to `a`.
+/// --device, --transport, --no-overlap and --json to `sub`, bound to `a`.
 void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partition_help);
 
 /// The entry `name` of the matrix set of `source`. Throws std::invalid_argument naming

@@ -44,6 +44,12 @@
 // chunk of 64 columns, two passes); one synchronization per step; the restart: 10 launches and
 // 2 synchronizations (the update's copy of y, the residual norm). Left out: the least squares
 // (l. 18, m x m on the host) and the bytes of the halo's pack kernel.
+// Overlapped SpMV (GmresSetup::overlap, kbench's DistributedSpmv default on P > 1 ranks,
+// solvers/distributed/distributed_spmv.hpp): the interior rows' product (no ghost column) runs
+// during the halo exchange, then the boundary rows' product into a scratch vector and its
+// scatter-add into y: one SpMV costs max(halo, interior product) + boundary product +
+// scatter-add, and the iteration's "halo" term is the part of the exchange the interior product
+// does not hide, max(0, halo - interior). A rank without interior rows does not overlap.
 // Units: seconds, bytes, bytes/s, words (vector entries of word_bytes). Bad input throws
 // std::invalid_argument naming the function, the parameter, its value and what was expected.
 #pragma once
@@ -170,6 +176,10 @@ struct GmresRankLoad {
     double nnz = 0;            // nonzeros of those rows
     double halo_words = 0;     // words it receives per SpMV (SpmvCommVolume::words_received[d])
     double halo_messages = 0;  // messages it receives per SpMV (messages_received[d])
+    // Overlap only (GmresSetup::overlap): of rows and nnz, those of the rows with a ghost column
+    // (solvers/distributed/interior_boundary.hpp interior_boundary_counts).
+    double boundary_rows = 0;
+    double boundary_nnz = 0;
 };
 
 /// Measured machine figures (kbench machine and the distributed benchmarks).
@@ -194,6 +204,7 @@ struct GmresSetup {
     int index_bytes = 4;  // one CSR index (kbench::index_type)
     int iterations = 0;   // of the solve: iterations / m full cycles and one of iterations mod m
                           // steps; 0: a full cycle
+    bool overlap = false;  // P > 1: the halo exchange overlaps the interior rows' product
 };
 
 /// Seconds per GMRES iteration (Arnoldi step, restart amortized), term by term. The first four
@@ -217,6 +228,34 @@ inline double gmres_spmv_bytes(const GmresRankLoad& r, int word_bytes, int index
         .bytes();
 }
 
+/// Bytes of the parts of one overlapped SpMV of a rank with load.boundary_rows boundary rows
+/// holding load.boundary_nnz nonzeros (models/spmv_traffic.hpp csr_spmv): the interior product
+/// (all rows, the boundary ones empty; x: the owned entries), the boundary product (its rows
+/// into a scratch vector t; x: at most one read per nonzero of them, owned or ghost), and the
+/// scatter-add (t and the row list read, y read and written at the boundary rows).
+struct GmresOverlapBytes {
+    double interior = 0;
+    double boundary = 0;
+    double scatter = 0;
+};
+inline GmresOverlapBytes gmres_overlap_bytes(const GmresRankLoad& r, int word_bytes,
+                                             int index_bytes)
+{
+    const auto i64 = [](double v) { return static_cast<std::int64_t>(v); };
+    GmresOverlapBytes b;
+    b.interior = csr_spmv(i64(r.rows), i64(r.rows), i64(r.nnz - r.boundary_nnz), word_bytes,
+                          index_bytes)
+                     .bytes();
+    if (r.boundary_rows > 0) {
+        b.boundary = csr_spmv(i64(r.boundary_rows),
+                              i64(std::min(r.rows + r.halo_words, r.boundary_nnz)),
+                              i64(r.boundary_nnz), word_bytes, index_bytes)
+                         .bytes();
+        b.scatter = r.boundary_rows * (3.0 * word_bytes + index_bytes);
+    }
+    return b;
+}
+
 /// Seconds of the op kinds of one cycle on one rank (inputs of gmres_cycle_timeline).
 struct GmresOpTimes {
     double spmv = 0;       // one local SpMV
@@ -225,6 +264,11 @@ struct GmresOpTimes {
     double halo = 0;       // one halo exchange: messages and words over the link
     double allreduce_latency = 0;  // one all-reduce call
     double allreduce_word = 0;     // one word of an all-reduce over the link
+    // The overlapped SpMV (GmresSetup::overlap on P > 1 ranks, taken when spmv_interior > 0):
+    // its interior product, boundary product and scatter-add (0: no boundary rows).
+    double spmv_interior = 0;
+    double spmv_boundary = 0;
+    double scatter = 0;
 };
 
 /// One restart cycle (m steps and the restart) of kbench's GPU GMRES on one rank, op by op on
@@ -234,7 +278,12 @@ struct GmresOpTimes {
 /// issued); on P > 1 ranks each halo exchange adds the pack kernel and, host-staged, a copy to
 /// the host, a synchronization, the MPI exchange on the host and a copy back (NCCL: one
 /// device-side op); each all-reduce adds, host-staged, a copy, a synchronization, the MPI call
-/// and a copy back (NCCL: one device-side op).
+/// and a copy back (NCCL: one device-side op). An overlapped SpMV (s.overlap, P > 1,
+/// t.spmv_interior > 0) launches the interior product and the pack kernel, prices the exchange
+/// and the interior product as one op of their longer time (host-staged: the host's wait in
+/// MPI, the interior product running meanwhile on the device; NCCL: one device op), then
+/// launches the boundary product and the scatter-add (when t.spmv_boundary > 0): two launches
+/// more than the plain SpMV with boundary rows, none without.
 inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
                                            const LaunchCosts& costs, const GmresOpTimes& t)
 {
@@ -247,7 +296,22 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
         tl.host(host_s);
         tl.kernel(0);  // copy back
     };
+    const bool overlap = distributed && s.overlap && t.spmv_interior > 0;
     const auto spmv = [&](double extra_work) {
+        if (overlap) {
+            // The exchange and the interior product side by side (the restart's read of r,
+            // extra_work, after them, as the terms count it).
+            const double hidden = std::max(t.halo, t.spmv_interior) + extra_work;
+            tl.kernel(0);  // the interior product's launch; its time is in `hidden`
+            tl.kernel(0);  // pack the words to send
+            if (staged) through_host(hidden);
+            else tl.kernel(hidden);
+            if (t.spmv_boundary > 0) {
+                tl.kernel(t.spmv_boundary);
+                tl.kernel(t.scatter);
+            }
+            return;
+        }
         if (distributed) {
             tl.kernel(0);  // pack the words to send (gather; its bytes are left out)
             if (staged) through_host(t.halo);
@@ -312,10 +376,13 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
 /// says; the total replays the cycles on the launch pipeline (gmres_cycle_timeline): one full
 /// cycle divided by m, or with s.iterations > 0 the solve's full cycles and its last, shorter
 /// one divided by the iterations (a solve that stops early has fewer, shorter orthogonalization
-/// steps per iteration). With mc.launch all 0 the total is the sum of the work. Throws
-/// std::invalid_argument for num_ranks, m, word_bytes or index_bytes < 1, a negative
-/// s.iterations, a negative or non-finite load, halo words or messages on one rank
-/// ("halo_words", "halo_messages"), device_bytes_per_s <= 0, a negative launch cost, and with
+/// steps per iteration). With mc.launch all 0 the total is the sum of the work. With s.overlap
+/// on P > 1 ranks and interior rows (load.boundary_rows < load.rows), spmv is the interior and
+/// boundary products and the scatter-add, and halo only the exchange's part beyond the interior
+/// product (header). Throws std::invalid_argument for num_ranks, m, word_bytes or index_bytes
+/// < 1, a negative s.iterations, a negative or non-finite load, halo words or messages on one
+/// rank ("halo_words", "halo_messages"), boundary rows or nnz above rows or nnz
+/// ("boundary_rows", "boundary_nnz"), device_bytes_per_s <= 0, a negative launch cost, and with
 /// num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce latency or
 /// pcie_bytes_per_s.
 inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int num_ranks,
@@ -330,6 +397,14 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     detail::gmres_check(f, "nnz", load.nnz, false);
     detail::gmres_check(f, "halo_words", load.halo_words, false);
     detail::gmres_check(f, "halo_messages", load.halo_messages, false);
+    detail::gmres_check(f, "boundary_rows", load.boundary_rows, false);
+    detail::gmres_check(f, "boundary_nnz", load.boundary_nnz, false);
+    if (load.boundary_rows > load.rows)
+        detail::gmres_comm_fail(f, "boundary_rows = " + std::to_string(load.boundary_rows) +
+                                       ", expected <= rows = " + std::to_string(load.rows));
+    if (load.boundary_nnz > load.nnz)
+        detail::gmres_comm_fail(f, "boundary_nnz = " + std::to_string(load.boundary_nnz) +
+                                       ", expected <= nnz = " + std::to_string(load.nnz));
     detail::gmres_check(f, "device_bytes_per_s", mc.device_bytes_per_s, true);
     const bool distributed = num_ranks > 1;
     detail::gmres_check(f, "l2_bytes", mc.l2_bytes, false);
@@ -361,6 +436,17 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
         op.allreduce_word = s.word_bytes / mc.link_bytes_per_s;
     }
     op.spmv = gmres_spmv_bytes(load, s.word_bytes, s.index_bytes) / mc.device_bytes_per_s;
+    const bool overlap = distributed && s.overlap && load.boundary_rows < load.rows;
+    if (overlap) {
+        const GmresOverlapBytes ob = gmres_overlap_bytes(load, s.word_bytes, s.index_bytes);
+        op.spmv_interior = ob.interior / mc.device_bytes_per_s;
+        op.spmv_boundary = ob.boundary / mc.device_bytes_per_s;
+        op.scatter = ob.scatter / mc.device_bytes_per_s;
+    }
+    // One SpMV's product and its exposed halo.
+    const double spmv_product =
+        overlap ? op.spmv_interior + op.spmv_boundary + op.scatter : op.spmv;
+    const double spmv_halo = overlap ? std::max(0.0, op.halo - op.spmv_interior) : op.halo;
     const double pass_bytes = load.rows * s.word_bytes;
     op.dram_pass = pass_bytes / mc.device_bytes_per_s;
     const bool w_cached = mc.l2_bytes > 0 && pass_bytes <= mc.l2_bytes / 2;
@@ -372,10 +458,10 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
         cs.m = steps;
         const GmresCounts c = gmres_cycle_counts(steps, s.orth);
         GmresIterationTime t;
-        t.spmv = c.spmvs * op.spmv;
+        t.spmv = c.spmvs * spmv_product;
         t.vector_ops =
             (c.vector_passes - c.working_passes) * op.dram_pass + c.working_passes * op.w_pass;
-        t.halo = distributed ? c.spmvs * op.halo : 0.0;
+        t.halo = distributed ? c.spmvs * spmv_halo : 0.0;
         t.reductions = distributed ? c.allreduces * op.allreduce_latency +
                                          c.allreduce_words * op.allreduce_word
                                    : 0.0;

@@ -291,6 +291,80 @@ TEST(GmresCommModel, CompressedHaloIsFasterThanTheBandwidthWindow)
     EXPECT_LT(cmp.total, bw.total);
 }
 
+TEST(GmresCommModel, OverlappedSpmvHidesTheHaloBehindTheInteriorProduct)
+{
+    // The load of TimeByHandOnTwoRanks with 20 boundary rows of 120 nonzeros. Interior product:
+    // 380 x 12 + 101 x 4 + 100 x 8 (x) + 100 x 8 (y) = 6564 bytes; boundary product:
+    // 120 x 12 + 21 x 4 + 110 x 8 (x: min(110, 120)) + 20 x 8 = 2564; scatter-add:
+    // 20 x (3 x 8 + 4) = 560.
+    GmresRankLoad split = load;
+    split.boundary_rows = 20;
+    split.boundary_nnz = 120;
+    const GmresOverlapBytes b = gmres_overlap_bytes(split, 8, 4);
+    EXPECT_DOUBLE_EQ(b.interior, 6564);
+    EXPECT_DOUBLE_EQ(b.boundary, 2564);
+    EXPECT_DOUBLE_EQ(b.scatter, 560);
+    GmresSetup over = setup(2);
+    over.overlap = true;
+    const auto plain = gmres_iteration_time(split, 2, setup(2), machine);
+    const auto t = gmres_iteration_time(split, 2, over, machine);
+    // The 1.8 us halo hides behind the 6.564 us interior product: max(halo, interior) +
+    // boundary + scatter-add per SpMV, 3 SpMVs per cycle of 2.
+    EXPECT_DOUBLE_EQ(t.spmv, 3 * (6564 + 2564 + 560) / 1e9 / 2);
+    EXPECT_EQ(t.halo, 0.0);
+    EXPECT_DOUBLE_EQ(t.vector_ops, plain.vector_ops);
+    EXPECT_DOUBLE_EQ(t.reductions, plain.reductions);
+    EXPECT_NEAR(t.total, t.spmv + t.vector_ops + t.halo + t.reductions, 1e-18);
+    EXPECT_NEAR(t.total, plain.total - plain.halo - plain.spmv + t.spmv, 1e-18);
+    // A slow link: the halo (1 us + 80 bytes / 1e6 = 81 us) outlasts the interior product and
+    // shows by its excess; host-staged too (+ 2 x 80 bytes / 5e7 = 3.2 us).
+    GmresMachine slow = machine;
+    slow.link_bytes_per_s = 1e6;
+    for (const HaloPath path : {HaloPath::direct, HaloPath::host_staged}) {
+        over.halo_path = path;
+        const double halo = 81e-6 + (path == HaloPath::host_staged ? 3.2e-6 : 0.0);
+        const auto s = gmres_iteration_time(split, 2, over, slow);
+        EXPECT_NEAR(s.halo, 3 * (halo - 6.564e-6) / 2, 1e-18);
+        EXPECT_DOUBLE_EQ(s.spmv, t.spmv);
+        EXPECT_NEAR(s.total, s.spmv + s.vector_ops + s.halo + s.reductions, 1e-15);
+        // max(halo, interior) + boundary + scatter-add < halo + whole SpMV.
+        GmresSetup no = over;
+        no.overlap = false;
+        EXPECT_LT(s.total, gmres_iteration_time(split, 2, no, slow).total);
+    }
+    over.halo_path = HaloPath::direct;
+    // Nothing to overlap: every row boundary, or one rank (no exchange).
+    GmresRankLoad all = split;
+    all.boundary_rows = 100;
+    all.boundary_nnz = 500;
+    EXPECT_DOUBLE_EQ(gmres_iteration_time(all, 2, over, machine).total,
+                     gmres_iteration_time(all, 2, setup(2), machine).total);
+    GmresRankLoad alone{100, 500, 0, 0, 0, 0};
+    GmresMachine local;
+    local.device_bytes_per_s = 1e9;
+    EXPECT_DOUBLE_EQ(gmres_iteration_time(alone, 1, over, local).total,
+                     gmres_iteration_time(alone, 1, setup(2), local).total);
+    // The timeline: with boundary rows, two launches more per SpMV (boundary product and
+    // scatter-add); without, as many as the plain SpMV.
+    for (const HaloPath path : {HaloPath::direct, HaloPath::host_staged}) {
+        GmresSetup s = setup(16, GmresOrth::mgs, path);
+        GmresOpTimes op;
+        op.spmv = 1e-6;
+        const long plain_launches = gmres_cycle_timeline(2, s, LaunchCosts{}, op).launches();
+        s.overlap = true;
+        op.spmv_interior = 1e-6;
+        EXPECT_EQ(gmres_cycle_timeline(2, s, LaunchCosts{}, op).launches(), plain_launches);
+        op.spmv_boundary = 1e-7;
+        op.scatter = 1e-8;
+        EXPECT_EQ(gmres_cycle_timeline(2, s, LaunchCosts{}, op).launches(),
+                  plain_launches + 2 * 17);
+    }
+    test::expect_invalid([&] { gmres_iteration_time({100, 500, 10, 2, 101, 0}, 2, over, machine); },
+                         {"boundary_rows = 101", "rows = 100"});
+    test::expect_invalid([&] { gmres_iteration_time({100, 500, 10, 2, 1, 501}, 2, over, machine); },
+                         {"boundary_nnz = 501"});
+}
+
 TEST(GmresCommModel, BadInputNamesTheParameter)
 {
     test::expect_invalid([&] { gmres_step_counts(0, GmresOrth::mgs); }, {"j = 0"});

@@ -7,10 +7,10 @@ if(NOT KBENCH_HAVE_MPI)
   return()
 endif()
 
-# The kernels (pack, Jacobi scaling) are compiled apart, without MPI's flags and headers (nvcc
-# never sees mpi.h).
-add_library(kbench_distributed_pack OBJECT distributed/pack.cu distributed/diagonal_scale.cu
-            distributed/mpk_kernels.cu)
+# The kernels (pack and scatter-add, Jacobi scaling) are compiled apart, without MPI's flags and
+# headers (nvcc never sees mpi.h); pack_reference.cpp holds their CPU twins.
+add_library(kbench_distributed_pack OBJECT distributed/pack.cu distributed/pack_reference.cpp
+            distributed/diagonal_scale.cu distributed/mpk_kernels.cu)
 target_include_directories(kbench_distributed_pack PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_distributed_pack PUBLIC kbench_cuda_base)
 target_compile_options(kbench_distributed_pack PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
@@ -20,6 +20,7 @@ add_library(kbench_distributed
   distributed/communicator.cpp
   distributed/row_distribution.cpp
   distributed/row_block.cpp
+  distributed/interior_boundary.cpp
   distributed/halo_exchange.cpp
   distributed/halo_exchange_gpu.cpp
   distributed/shared_staging.cpp
@@ -88,9 +89,14 @@ function(kbench_add_mpi_test)
 endfunction()
 
 if(KBENCH_BUILD_TESTS)
+  # Host-only and single-GPU parts, no MPI calls: plain tests (labels cpu / gpu, not mpi).
   # The shared-memory staging's planning (header only, no MPI at run time).
   kbench_add_test(NAME test_shared_staging_plan SOURCES test/test_shared_staging_plan.cpp
                   LIBS kbench_matrices)
+  kbench_add_test(NAME test_interior_boundary SOURCES test/test_interior_boundary.cpp
+                  LIBS kbench_distributed kbench_matrices kbench_kernels)
+  kbench_add_test(NAME test_distributed_pack_gpu GPU SOURCES test/test_distributed_pack_gpu.cpp
+                  LIBS kbench_distributed)
   kbench_add_mpi_test(NAME test_distributed_cpu SOURCES test/test_distributed_cpu.cpp
                       LIBS kbench_distributed kbench_matrices kbench_kernels RANKS 1 2 3)
   kbench_add_mpi_test(NAME test_row_block SOURCES test/test_row_block.cpp

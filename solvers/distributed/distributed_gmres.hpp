@@ -3,7 +3,8 @@
 // iteration (solvers/gmres_cycle.hpp, so statuses, residual history and stagnation are those of
 // the serial GMRES of solvers/gmres.hpp) on its block of rows, and
 //  * the SpMV is the distributed one (distributed_spmv.hpp): the compressed halo of the vector is
-//    exchanged, then A_local multiplies the local vector;
+//    exchanged and A_local multiplies the local vector (on GPU ranks the exchange overlapped
+//    with the interior rows' product when the DistributedSpmv was built with overlap);
 //  * every inner product and norm is this rank's sum over its owned rows plus one all-reduce
 //    over the ranks: CGS2 reduces the j + 1 coefficients of a pass in ONE all-reduce, MGS one
 //    all-reduce per coefficient as the paper does; the norm of the new vector is one more; the
@@ -38,12 +39,16 @@
 // stops are not counted. Byte and message counts of the exchanges and all-reduces are in
 // a.counters() (ExchangeCounters), summed over the calls.
 // On the GPU each timed phase synchronizes the stream before and after it (detailed runs only:
-// the extra synchronizations slow the run). The GPU's distributed SpMV enqueues the exchange and
-// the product in one call (DistributedSpmv::apply), so there "halo" is the host time until that
-// call returns and "spmv" the time from there until the stream is idle: with host_staged the
-// call returns once the MPI messages are done, so "halo" holds the pack kernel, the device ->
-// host copy and MPI, and "spmv" the ghost upload and the product; with nccl the exchange is
-// enqueued on the stream and "halo" holds only the enqueueing, the transfers falling in "spmv".
+// the extra synchronizations slow the run). Overlap would hide the exchange behind the interior
+// product, so detailed runs never overlap: their SpMVs are DistributedSpmv::apply_serial (the
+// exchange, then the products, on the one stream), whatever `a` was built with; the other runs
+// take DistributedSpmv::apply (overlapped when `a` was built so). apply_serial enqueues the
+// exchange and the product in one call, so "halo" is the host time until that call returns and
+// "spmv" the time from there until the stream is idle: with host_staged the call returns once
+// the MPI messages are done, so "halo" holds the pack kernel, the device -> host copy and MPI,
+// and "spmv" the ghost upload and the product (with overlap built: the interior and boundary
+// operators and the scatter-add, one after the other); with nccl the exchange is enqueued on the
+// stream and "halo" holds only the enqueueing, the transfers falling in "spmv".
 #pragma once
 
 #include "solvers/distributed/communicator.hpp"

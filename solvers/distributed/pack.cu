@@ -1,4 +1,5 @@
-// The gather kernel of the GPU halo exchange (halo_exchange_gpu.hpp); see pack.hpp.
+// The gather kernel of the GPU halo exchange (halo_exchange_gpu.hpp) and the scatter-add of the
+// overlapped distributed SpMV (distributed_spmv.hpp); see pack.hpp.
 #include "kernels/base/cuda_check.hpp"
 #include "solvers/distributed/pack.hpp"
 
@@ -20,6 +21,25 @@ __global__ void __launch_bounds__(gather_block_size)
         out[e] = x[idx[e]];
 }
 
+template <typename T>
+__global__ void __launch_bounds__(gather_block_size)
+    scatter_add_kernel(T alpha, const T* __restrict__ t, const index_type* __restrict__ rows,
+                       index_type n, T* __restrict__ y)
+{
+    for (index_type i = blockIdx.x * gather_block_size + threadIdx.x; i < n;
+         i += gridDim.x * gather_block_size) {
+        const index_type r = rows[i];
+        y[r] = fma(alpha, t[i], y[r]);
+    }
+}
+
+/// Blocks of gather_block_size threads for n entries: one pass, up to 1024 blocks.
+int blocks_for(index_type n)
+{
+    return static_cast<int>(
+        std::min<index_type>(1024, (n + gather_block_size - 1) / gather_block_size));
+}
+
 }  // namespace
 
 template <typename T>
@@ -27,13 +47,24 @@ void gather(const T* x, const index_type* idx, index_type n, T* out, cudaStream_
 {
     if (n <= 0) return;
     // Halo lists are short next to the vector: one pass, up to 1024 blocks.
-    const int blocks = static_cast<int>(
-        std::min<index_type>(1024, (n + gather_block_size - 1) / gather_block_size));
-    gather_kernel<T><<<blocks, gather_block_size, 0, stream>>>(x, idx, n, out);
+    gather_kernel<T><<<blocks_for(n), gather_block_size, 0, stream>>>(x, idx, n, out);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void scatter_add(T alpha, const T* t, const index_type* rows, index_type n, T* y,
+                 cudaStream_t stream)
+{
+    if (n <= 0) return;
+    scatter_add_kernel<T><<<blocks_for(n), gather_block_size, 0, stream>>>(alpha, t, rows, n, y);
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
 template void gather<float>(const float*, const index_type*, index_type, float*, cudaStream_t);
 template void gather<double>(const double*, const index_type*, index_type, double*, cudaStream_t);
+template void scatter_add<float>(float, const float*, const index_type*, index_type, float*,
+                                 cudaStream_t);
+template void scatter_add<double>(double, const double*, const index_type*, index_type, double*,
+                                  cudaStream_t);
 
 }  // namespace kbench::dist::detail

@@ -1,7 +1,8 @@
 // Distributed GMRES on the GPU (solvers/distributed/distributed_gmres.hpp), run by ctest under
 // mpiexec with 1 and 2 ranks (label gpu; skipped without a GPU on every rank): the gathered
 // solution equals distributed_gmres_cpu's on the same partition, over the host-staged transport
-// always and NCCL when it was built and every rank has its own GPU; non-finite input stops every
+// always and NCCL when it was built and every rank has its own GPU, with the SpMV's exchange
+// overlapped with the interior rows' product (the default) or not; non-finite input stops every
 // rank; detailed runs name their phases.
 #include "solvers/distributed/distributed_gmres.hpp"
 
@@ -47,10 +48,10 @@ using solvers::SolveStatus;
 
 Solve solve_gpu(const LocalMatrix<double>& lm, const std::vector<double>& b,
                 const GmresOptions& o, Preconditioner p, Transport t, NcclCommunicator* nccl,
-                bool detailed = false)
+                bool detailed = false, bool overlap = true)
 {
     DistributedSpmv<double> spmv(world(), lm, t, spmv::Policy{"auto"}, spmv::machine_figures(),
-                                 nccl);
+                                 nccl, overlap);
     const auto b_local = owned_entries(lm.halo, b);
     device_buffer<double> db(b_local);
     device_buffer<double> dx(std::vector<double>(b_local.size(), 0.0));
@@ -88,6 +89,28 @@ TEST_F(DistributedGmresGpu, MatchesTheCpuSolveOnTheSamePartition)
                     expect_same_solve(gpu.result, gpu.x, cpu.result, cpu.x, o.tolerance);
                 }
             }
+        }
+    }
+}
+
+// The SpMV built without overlap (the exchange, then A_local's product) solves the same way.
+TEST_F(DistributedGmresGpu, WithoutOverlapMatchesTheCpuSolve)
+{
+    KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
+    const int np = world().size();
+    const auto transports = transports_to_test();
+    const auto nccl = kbench::test::nccl_for(transports);
+    for (const auto& c : gmres_cases(np)) {
+        const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
+        const auto b = tagged_vector(c.a.num_rows);
+        const GmresOptions o = paper_options(ArnoldiOrth::mgs, 1e-10);
+        const Solve cpu = solve_distributed_cpu(lm, b, o, Preconditioner::jacobi);
+        ASSERT_EQ(cpu.result.status, SolveStatus::converged);
+        for (const Transport t : transports) {
+            SCOPED_TRACE(c.name + ", " + to_string(t) + ", no overlap");
+            const Solve gpu =
+                solve_gpu(lm, b, o, Preconditioner::jacobi, t, nccl.get(), false, false);
+            expect_same_solve(gpu.result, gpu.x, cpu.result, cpu.x, o.tolerance);
         }
     }
 }

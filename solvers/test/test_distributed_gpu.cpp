@@ -3,13 +3,17 @@
 // without a GPU). Rank r uses device (node-local rank r) % (device count), so with 2 ranks on a
 // 2-GPU machine rank r uses device r. The host-staged and NCCL halo exchanges deliver exactly
 // the ghost entries (bit for bit, as the CPU exchange), the device all-reduce sums, and the GPU
-// distributed SpMV equals the CPU one. NCCL needs one GPU per rank: with fewer GPUs than ranks
-// on a node its cases are skipped. Under ctest every rank is on one node, so host_staged runs its
+// distributed SpMV equals the CPU one, with the exchange overlapped with the interior rows'
+// product (apply) or not (apply_serial, or built without overlap), for y = A x and
+// y = 2 A x - y / 2, also on a matrix where rank 0's rows are all interior and every other
+// rank's all boundary. NCCL needs one GPU per rank: with fewer GPUs than ranks on a node its
+// cases are skipped. Under ctest every rank is on one node, so host_staged runs its
 // shared-memory path (solvers/distributed/shared_staging.hpp), checked to be the one taken.
 #include "solvers/distributed/communicator.hpp"
 #include "solvers/distributed/distributed_spmv.hpp"
 #include "solvers/distributed/halo_exchange.hpp"
 #include "solvers/distributed/halo_exchange_gpu.hpp"
+#include "solvers/distributed/interior_boundary.hpp"
 #include "solvers/distributed/row_distribution.hpp"
 #include "solvers/distributed/shared_staging_plan.hpp"
 
@@ -251,6 +255,130 @@ TEST_F(DistributedGpu, AllreduceSumsDeviceValues)
     }
 }
 
+/// A matrix of `parts` blocks of 40 rows (part[i] = i / 40): each row has 4 on the diagonal and
+/// -1 at its neighbours in its own block, and a row of block p > 0 also -1 at the same position
+/// of block p - 1 and 0.5 at the next one (cyclically). So part 0's rows are all interior (no
+/// ghost) and every other part's all boundary.
+kbench::test::DistributedCase interior_then_boundary_case(int parts)
+{
+    constexpr index_type b = 40;
+    kbench::test::DistributedCase c;
+    c.name = "interior_then_boundary";
+    const index_type n = b * parts;
+    Csr<double>& a = c.a;
+    a.num_rows = a.num_cols = n;
+    for (index_type i = 0; i < n; ++i) {
+        const index_type p = i / b, k = i % b;
+        std::vector<std::pair<index_type, double>> row;
+        if (p > 0) {
+            row.emplace_back(i - b, -1.0);
+            row.emplace_back((p - 1) * b + (k + 1) % b, 0.5);
+        }
+        if (k > 0) row.emplace_back(i - 1, -1.0);
+        row.emplace_back(i, 4.0);
+        if (k + 1 < b) row.emplace_back(i + 1, -1.0);
+        std::sort(row.begin(), row.end());
+        for (const auto& [col, v] : row) {
+            a.col_idx.push_back(col);
+            a.values.push_back(v);
+        }
+        a.row_ptr.push_back(a.nnz());
+        c.part.push_back(static_cast<int>(p));
+    }
+    return c;
+}
+
+/// The GPU distributed SpMV of every construction and call the tests cover against the CPU one
+/// on `c`: `kernels` with overlap, and "auto" without it; apply and apply_serial; y = A x (y
+/// poisoned with NaN: not read) and y = 2 A x - y / 2.
+void expect_gpu_spmv_equals_cpu(const kbench::test::DistributedCase& c,
+                                const std::vector<Transport>& transports, NcclCommunicator* nccl,
+                                const std::vector<std::string>& kernels, cudaStream_t stream)
+{
+    const int np = world().size();
+    const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
+    const index_type owned = lm.halo.num_owned;
+    const auto x = tagged_vector(c.a.num_rows);
+    const InteriorBoundaryCounts split = interior_boundary_counts(lm.a, owned);
+    struct Product {
+        double alpha, beta;
+        std::vector<double> y0, y_cpu;
+        double scale = 0.0;  // max over rows and ranks of |alpha| |A| |x| + |beta| |y0|
+    };
+    std::vector<Product> products{{1.0, 0.0, {}, {}}, {2.0, -0.5, {}, {}}};
+    for (Product& p : products) {
+        p.y0.assign(static_cast<std::size_t>(owned), p.beta == 0.0 ? nan : 0.0);
+        for (index_type i = 0; i < owned && p.beta != 0.0; ++i)
+            p.y0[static_cast<std::size_t>(i)] = std::cos(static_cast<double>(i));
+        DistributedSpmvCpu<double> cpu(world(), lm);
+        auto xl = local_vector(lm.halo, x, nan);
+        p.y_cpu = p.y0;
+        cpu.apply(p.alpha, xl, p.beta, p.y_cpu);  // xl's ghosts are filled from here on
+        for (index_type i = 0; i < owned; ++i) {
+            double bound =
+                p.beta == 0.0 ? 0.0 : std::abs(p.beta * p.y0[static_cast<std::size_t>(i)]);
+            for (index_type k = lm.a.row_ptr[i]; k < lm.a.row_ptr[i + 1]; ++k)
+                bound += std::abs(p.alpha * lm.a.values[k] * xl[lm.a.col_idx[k]]);
+            p.scale = std::max(p.scale, bound);
+        }
+        p.scale = world().allreduce_max(p.scale);
+    }
+    for (const Transport t : transports) {
+        std::vector<std::pair<std::string, bool>> builds;
+        for (const std::string& k : kernels) builds.emplace_back(k, true);
+        builds.emplace_back("auto", false);
+        for (const auto& [kernel, overlap] : builds) {
+            DistributedSpmv<double> gpu(world(), lm, t, spmv::Policy{kernel},
+                                        spmv::machine_figures(), nccl, overlap);
+            EXPECT_EQ(gpu.overlap(), overlap);
+            EXPECT_EQ(gpu.num_boundary(), overlap ? split.boundary_rows : 0);
+            EXPECT_EQ(gpu.choice() != nullptr, owned > 0);
+            EXPECT_EQ(gpu.boundary_choice() != nullptr,
+                      overlap && split.interior_rows > 0 && split.boundary_rows > 0);
+            int calls = 0;
+            for (const bool serial : {false, true}) {
+                for (const Product& p : products) {
+                    SCOPED_TRACE(c.name + ", " + to_string(t) + ", " + kernel +
+                                 (overlap ? ", overlap" : ", no overlap") +
+                                 (serial ? ", apply_serial" : ", apply") + ", alpha " +
+                                 std::to_string(p.alpha) + ", rank " +
+                                 std::to_string(world().rank()) + " (" +
+                                 std::to_string(split.interior_rows) + " interior, " +
+                                 std::to_string(split.boundary_rows) + " boundary rows)");
+                    device_buffer<double> dx(local_vector(lm.halo, x, nan));
+                    device_buffer<double> dy(p.y0);
+                    if (serial) gpu.apply_serial(p.alpha, dx.data(), p.beta, dy.data(), stream);
+                    else gpu.apply(p.alpha, dx.data(), p.beta, dy.data(), stream);
+                    ++calls;
+                    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+                    const auto y = dy.to_host();
+                    ASSERT_EQ(y.size(), p.y_cpu.size());
+                    double err = 0.0;
+                    for (std::size_t i = 0; i < y.size(); ++i)
+                        err = std::max(err, std::isnan(y[i])
+                                                ? std::numeric_limits<double>::infinity()
+                                                : std::abs(y[i] - p.y_cpu[i]));
+                    // Rows of <= 13 entries summed in another order than the CPU's, and the
+                    // boundary rows' products added to beta y in one more rounding: a few
+                    // roundings of the bound, well inside 1e-13 of it.
+                    EXPECT_LE(err, 1e-13 * p.scale);
+                    // The ghost entries of x are the owners' after either call.
+                    const auto xg = dx.to_host();
+                    const auto want = [&] {
+                        auto xl = local_vector(lm.halo, x, nan);
+                        for (std::size_t j = 0; j < lm.halo.ghost_global.size(); ++j)
+                            xl[static_cast<std::size_t>(owned) + j] =
+                                x[static_cast<std::size_t>(lm.halo.ghost_global[j])];
+                        return xl;
+                    }();
+                    EXPECT_EQ(xg, want);
+                }
+            }
+            EXPECT_EQ(gpu.counters().exchanges, calls);
+        }
+    }
+}
+
 TEST_F(DistributedGpu, SpmvEqualsTheCpuDistributedSpmv)
 {
     KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
@@ -258,38 +386,25 @@ TEST_F(DistributedGpu, SpmvEqualsTheCpuDistributedSpmv)
     const auto transports = transports_to_test();
     const auto nccl = kbench::test::nccl_for(transports);
     cuda_stream stream;
-    for (const auto& c : distributed_cases(np)) {
-        const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
-        const auto x = tagged_vector(c.a.num_rows);
-        DistributedSpmvCpu<double> cpu(world(), lm);
-        auto xl = local_vector(lm.halo, x, nan);
-        std::vector<double> y_cpu(static_cast<std::size_t>(lm.halo.num_owned));
-        cpu.apply(1.0, xl, 0.0, y_cpu);
-        double scale = 0.0;
-        for (const double e : y_cpu) scale = std::max(scale, std::abs(e));
-        scale = world().allreduce_max(scale);
-        for (const Transport t : transports) {
-            for (const char* kernel : {"auto", "csr_vector", "sellp"}) {
-                SCOPED_TRACE(c.name + ", " + to_string(t) + ", " + kernel + ", rank " +
-                             std::to_string(world().rank()));
-                DistributedSpmv<double> gpu(world(), lm, t, spmv::Policy{kernel},
-                                            spmv::machine_figures(), nccl.get());
-                device_buffer<double> dx(local_vector(lm.halo, x, nan));
-                device_buffer<double> dy(std::vector<double>(y_cpu.size(), 0.0));
-                gpu.apply(1.0, dx.data(), 0.0, dy.data(), stream);
-                stream.synchronize();
-                const auto y = dy.to_host();
-                double err = 0.0;
-                for (std::size_t i = 0; i < y.size(); ++i)
-                    err = std::max(err, std::abs(y[i] - y_cpu[i]));
-                // Rows of <= 13 entries summed in another order than the CPU's: a few
-                // roundings of sum |a_ij x_j| <= 8 max |x|, well inside 1e-13 max |y|.
-                EXPECT_LE(err, 1e-13 * scale);
-                EXPECT_EQ(gpu.counters().exchanges, 1);
-                EXPECT_EQ(gpu.choice() != nullptr, lm.halo.num_owned > 0);
-            }
-        }
-    }
+    for (const auto& c : distributed_cases(np))
+        expect_gpu_spmv_equals_cpu(c, transports, nccl.get(), {"auto", "csr_vector", "sellp"},
+                                   stream);
+}
+
+TEST_F(DistributedGpu, SpmvWithAllInteriorAndAllBoundaryRanks)
+{
+    KBENCH_REQUIRE_GPU_ON_EVERY_RANK();
+    const int np = world().size();
+    const auto transports = transports_to_test();
+    const auto nccl = kbench::test::nccl_for(transports);
+    cuda_stream stream;
+    const auto c = interior_then_boundary_case(np);
+    // The split this case is made for: rank 0 all interior, the others all boundary.
+    const LocalMatrix<double> lm = distribute(world(), c.a, c.part, np);
+    const auto counts = interior_boundary_counts(lm.a, lm.halo.num_owned);
+    EXPECT_EQ(counts.interior_rows, world().rank() == 0 ? 40 : 0);
+    EXPECT_EQ(counts.boundary_rows, world().rank() == 0 ? 0 : 40);
+    expect_gpu_spmv_equals_cpu(c, transports, nccl.get(), {"auto", "csr_vector"}, stream);
 }
 
 TEST_F(DistributedGpu, NcclWithoutCommunicatorIsRejected)
