@@ -163,7 +163,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         {"nnz", p.nnz},
         {"ranks", comm.size()},
         {"device", o.device},
-        {"overlap", gpu && o.overlap},
+        {"overlap", gpu && o.overlap && comm.size() > 1},
         {"detailed_overlap", false},
         {"scheme", dist::to_string(o.setup.scheme)},
         {"partition", o.setup.partition},

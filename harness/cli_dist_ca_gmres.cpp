@@ -231,7 +231,7 @@ json run(const dist::Communicator& comm, const CaArgs& o)
                 {"nnz", a.nnz()},
                 {"ranks", np},
                 {"device", o.device},
-                {"overlap", gpu && o.overlap},
+                {"overlap", gpu && o.overlap && comm.size() > 1},
                 {"partition", o.partition},
                 {"restart", m},
                 {"steps", o.steps},

@@ -358,7 +358,7 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
         {"nnz", a.nnz()},
         {"ranks", np},
         {"device", o.device},
-        {"overlap", gpu && o.overlap},
+        {"overlap", gpu && o.overlap && comm.size() > 1},
         {"partition", o.partition},
         {"vectors", m},
         {"repetitions", o.repetitions},

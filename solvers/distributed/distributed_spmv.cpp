@@ -137,6 +137,8 @@ DistributedSpmv<T>::DistributedSpmv(const Communicator& comm, const LocalMatrix<
 {
     check_local(local);
     const index_type owned = local.halo.num_owned;
+    // One part exchanges nothing: nothing to hide, so no second stream and no events.
+    overlap = overlap && local.halo.num_parts > 1;
     impl_ = std::make_unique<Impl>(DeviceHaloExchange<T>(comm, local.halo, transport, nccl),
                                    owned, local.halo.local_size(), overlap);
     Impl& m = *impl_;

@@ -74,7 +74,8 @@ class DistributedSpmv {
 public:
     /// `policy` and `machine` as for SpmvOperator (spmv::machine_figures()); `overlap` picks the
     /// overlapped apply (see the file comment) or the exchange followed by one product of
-    /// A_local, as before the split (kept to measure one against the other). Throws as
+    /// A_local, as before the split (kept to measure one against the other); on one rank
+    /// (nothing to exchange) it is always the latter. Throws as
     /// DeviceHaloExchange and SpmvOperator, std::invalid_argument naming "local" when A_local is
     /// not num_owned x local_size(), kbench::cuda_error when the comm stream or its events
     /// cannot be made.
@@ -103,7 +104,7 @@ public:
 
     index_type num_owned() const noexcept;
     index_type local_size() const noexcept;
-    /// Whether apply() overlaps (the constructor's `overlap`).
+    /// Whether apply() overlaps (the constructor's `overlap`, false on one rank).
     bool overlap() const noexcept;
     /// Rows with a ghost column (0 without overlap: the split is not made then).
     index_type num_boundary() const noexcept;
