@@ -107,6 +107,9 @@ class Zianekhodja2014RenderTest(RenderTestCase):
         md9 = self.render(document(copy.deepcopy(entries)), "zianekhodja2014/table9")
         self.assertEqual(table_row(md9, "five"),
                          ["five", "2", "182,000", "26,000", "240", "12.5"])
+        entries[1]["partition_cached"] = True
+        md9 = self.render(document(copy.deepcopy(entries)), "zianekhodja2014/table9")
+        self.assertEqual(table_row(md9, "five")[-1], "12.5 (cached)")
 
     def test_fig9_efficiency_per_iteration(self):
         doc = document([

@@ -176,7 +176,7 @@ std::string partition_cache(const MatrixEntry& entry, long long rows_per_rank,
                              const ScratchDir& scratch)
 {
     const std::size_t key = std::hash<std::string>{}(
-        fmt::format("{}|{}|{}|zoltan-phg-1", entry.spec, entry.file, rows_per_rank));
+        fmt::format("{}|{}|{}|zoltan-phg-2", entry.spec, entry.file, rows_per_rank));
     const std::filesystem::path cache = cache_dir();
     const std::filesystem::path dir = cache.empty() ? scratch.path : cache / "partitions";
     std::error_code ec;

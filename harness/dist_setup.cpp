@@ -1,6 +1,8 @@
 // Building the distributed problem of a `kbench dist gmres` run; see dist_setup.hpp.
 #include "harness/dist_setup.hpp"
 
+#include "harness/partition_file.hpp"
+
 #include "matrices/generators.hpp"
 #include "matrices/mm_io.hpp"
 #include "solvers/distributed/communicator.hpp"
@@ -10,8 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 namespace kbench::harness {
@@ -54,38 +54,6 @@ dist::RowBlock<double> replicated_block(const dist::Communicator& comm, const Ma
     return block;
 }
 
-/// A cached partition: the seconds Zoltan took, the count, the parts (binary, this machine's
-/// byte order). False when the file is missing or short.
-bool read_parts(const std::string& file, dist::HypergraphPartition& hp)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::int64_t count = 0;
-    if (!in.read(reinterpret_cast<char*>(&hp.seconds), sizeof(hp.seconds)) ||
-        !in.read(reinterpret_cast<char*>(&count), sizeof(count)) || count < 0)
-        return false;
-    hp.local_part.resize(static_cast<std::size_t>(count));
-    return static_cast<bool>(
-        in.read(reinterpret_cast<char*>(hp.local_part.data()),
-                static_cast<std::streamsize>(hp.local_part.size() * sizeof(int))));
-}
-
-/// Writes `file` whole or not at all (a run killed while writing leaves no partial cache).
-void write_parts(const std::string& file, const dist::HypergraphPartition& hp)
-{
-    const std::string partial = file + ".partial";
-    {
-        std::ofstream out(partial, std::ios::binary);
-        const auto count = static_cast<std::int64_t>(hp.local_part.size());
-        out.write(reinterpret_cast<const char*>(&hp.seconds), sizeof(hp.seconds));
-        out.write(reinterpret_cast<const char*>(&count), sizeof(count));
-        out.write(reinterpret_cast<const char*>(hp.local_part.data()),
-                  static_cast<std::streamsize>(hp.local_part.size() * sizeof(int)));
-        if (!out) throw std::runtime_error("partition cache: cannot write " + partial);
-    }
-    if (std::rename(partial.c_str(), file.c_str()) != 0)
-        throw std::runtime_error("partition cache: cannot rename " + partial + " to " + file);
-}
-
 }  // namespace
 
 DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry& entry,
@@ -118,7 +86,9 @@ DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry
             o.partition_cache.empty()
                 ? std::string()
                 : fmt::format("{}.{}of{}", o.partition_cache, comm.rank(), comm.size());
-        const bool cached = !file.empty() && comm.allreduce_min(read_parts(file, hp) ? 1 : 0) == 1;
+        const bool cached =
+            !file.empty() &&
+            comm.allreduce_min(read_partition_file(file, hp.seconds, hp.local_part) ? 1 : 0) == 1;
         if (cached) {
             if (hp.local_part.size() != static_cast<std::size_t>(p.block.rows.num_rows))
                 throw std::runtime_error(fmt::format(
@@ -126,7 +96,7 @@ DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry
                     hp.local_part.size(), p.block.rows.num_rows));
         } else {
             hp = dist::hypergraph_partition(comm, p.block);
-            if (!file.empty()) write_parts(file, hp);
+            if (!file.empty()) write_partition_file(file, hp.seconds, hp.local_part);
         }
         p.partition_seconds = hp.seconds;
         p.partition_cached = cached;

@@ -272,12 +272,15 @@ def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
             body.append([m, fmt_int(p), fmt_int(words("natural+bandwidth")),
                          fmt_int(words("natural+compressed")),
                          fmt_int(words("hypergraph+compressed")),
-                         fmt(num(hyper, "partition_seconds"))])
+                         fmt(num(hyper, "partition_seconds"))
+                         + (" (cached)" if (hyper or {}).get("partition_cached") else "")])
     text += markdown_table(["matrix", "ranks", "row-by-row (bandwidth)", "compressed",
                             "hypergraph + compressed", "partitioning (s)"], body)
     text += ("\nWords (vector entries) received by all ranks together in one SpMV's halo "
              "exchange, counted from the halo layouts the runs used; partitioning: Zoltan PHG's "
-             "time on the ranks of the run. zianekhodja2014 (12 GPUs, 25M rows): about 1.8e8, "
+             "time on the ranks of the run (\"cached\": read from kbench's partition cache, the "
+             "time of the run that made it, which may have run on another machine). "
+             "zianekhodja2014 (12 GPUs, 25M rows): about 1.8e8, "
              "2.5e7-3.2e7 and 6e4-7.4e6 words, partitioning 5-196 minutes.\n")
     text += failures(rows)
 
