@@ -255,11 +255,12 @@ json run_dist_schemes(const StudyRun& run)
     ScratchDir dir{resume_key(run)};
     for (const auto& entry : set.matrices) {
         json first, single;
+        const std::string cache = partition_cache(entry, 0, dir);
         for (const int p : gpu_rank_counts()) {
             for (const std::string transport : {"host_staged", "nccl"}) {
                 for (const auto& [partition, scheme] : variants) {
                     DistRun r{entry.name, p, "gpu", transport, partition, scheme};
-                    r.partition_cache = partition_cache(entry, 0, dir);
+                    r.partition_cache = cache;
                     json e = launch_once_on_one_rank(run, item, r, dir, single);
                     if (first.is_null() && e.contains("n")) first = e;
                     doc["benchmarks"].push_back(std::move(e));

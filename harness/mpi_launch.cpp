@@ -137,7 +137,7 @@ std::string ScratchDir::file_for(const std::string& name) const
 ScratchDir::~ScratchDir()
 {
     std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
+    fs::remove_all(path, ec);
 }
 
 std::string resume_key(const StudyRun& run)
