@@ -106,10 +106,12 @@ class Zianekhodja2014RenderTest(RenderTestCase):
         self.assertEqual(table_row(md8, "five")[6], "65.0 %")  # 1 - 0.07 / 0.2
         md9 = self.render(document(copy.deepcopy(entries)), "zianekhodja2014/table9")
         self.assertEqual(table_row(md9, "five"),
-                         ["five", "2", "182,000", "26,000", "240", "12.5"])
+                         ["five", "2", "182,000", "26,000", "240", "12.5", "-"])
         entries[1]["partition_cached"] = True
+        entries[1]["partition_made_on"] = "cpu7, 2 ranks on 64 hardware threads"
         md9 = self.render(document(copy.deepcopy(entries)), "zianekhodja2014/table9")
-        self.assertEqual(table_row(md9, "five")[-1], "12.5 (cached)")
+        self.assertEqual(table_row(md9, "five")[-2:],
+                         ["12.5 (cached)", "cpu7, 2 ranks on 64 hardware threads"])
 
     def test_fig9_efficiency_per_iteration(self):
         doc = document([

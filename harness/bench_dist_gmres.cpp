@@ -2,6 +2,7 @@
 #include "harness/bench_dist_gmres.hpp"
 
 #include "harness/mpi_launch.hpp"
+#include "harness/partition_file.hpp"
 #include "harness/results_json.hpp"
 #include "harness/study_context.hpp"
 #include "models/gmres_comm_model.hpp"
@@ -12,7 +13,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 
 namespace kbench::harness {
@@ -169,19 +169,17 @@ MatrixSet load(const StudyRun& run)
 
 /// Where the hypergraph partition of `entry` (at rows_per_rank rows per rank, 0: the set's
 /// rows) is kept between runs: in cache_dir() when there is one, so that a later reproduce
-/// (after a timeout, say) reuses it as zianekhodja2014 Sec. 6.2 reuses its partitions, else in
-/// the run's scratch directory. The name holds a hash of the manifest entry, its file and the
-/// rows; the worker adds .<rank>of<P>.
+/// (after a timeout, say) reuses it as zianekhodja2014 Sec. 6.2 reuses its partitions, and
+/// `kbench dist gmres --partition-cache auto --partition-only` can make it beforehand; else in
+/// the run's scratch directory. The worker adds .<rank>of<P>.
 std::string partition_cache(const MatrixEntry& entry, long long rows_per_rank,
-                             const ScratchDir& scratch)
+                            const ScratchDir& scratch)
 {
-    const std::size_t key = std::hash<std::string>{}(
-        fmt::format("{}|{}|{}|zoltan-phg-2", entry.spec, entry.file, rows_per_rank));
     const std::filesystem::path cache = cache_dir();
     const std::filesystem::path dir = cache.empty() ? scratch.path : cache / "partitions";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    return (dir / fmt::format("{}-{:016x}", entry.name, key)).string();
+    return (dir / partition_cache_name(entry, rows_per_rank)).string();
 }
 
 double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)

@@ -12,7 +12,8 @@
 //   (false: the detailed solve never overlaps, so that its "halo" and "spmv" phases stay
 //   apart; distributed_gmres.hpp), "scheme", "partition", "build_seconds", "partition_seconds",
 //   "restart", "tolerance", "max_iterations", "warmups", "orth", "preconditioner",
-//   "partition_cached", "status", "detail", "iterations", "seconds" (median of the timed
+//   "partition_cached", "partition_made_on" (host, ranks and hardware threads of the run that
+//   made the partition; empty for natural), "status", "detail", "iterations", "seconds" (median of the timed
 //   solves, slowest rank),
 //   "seconds_all", "true_residual" (||M^-1 (b - A x)|| / ||M^-1 b||),
 //   "prec" (||M^-1 (b - A x)||_inf, zianekhodja2014 formula 6), "phases" {name: seconds} and
@@ -24,6 +25,8 @@
 //   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds",
 //   "host_staged_path" ("shared_memory" | "mpi_messages"; gpu host_staged only),
 //   "host_staged_note" (why mpi_messages, when there is a reason)}}.
+// With --partition-only: {"matrix", "n", "nnz", "ranks", "partition", "partition_only": true,
+//   "build_seconds", "partition_seconds", "partition_cached", "partition_made_on"}.
 // Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
 #include "harness/cli.hpp"
 #include "harness/dist_link.hpp"
@@ -59,6 +62,7 @@ struct DistArgs : WorkerArgs {
     int warmups = 1;
     bool link = true;
     bool detailed = true;
+    bool partition_only = false;
 };
 
 /// ||M^-1 (b - A x)||_inf over all ranks, on the host (x_local: num_owned entries).
@@ -94,6 +98,17 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
     dist::NcclCommunicator* nccl = dev.nccl.get();
 
     const DistProblem p = build_dist_problem(comm, entry, o.setup);
+    if (o.partition_only)
+        return {{"matrix", o.matrix},
+                {"n", p.local.global_rows},
+                {"nnz", p.nnz},
+                {"ranks", comm.size()},
+                {"partition", o.setup.partition},
+                {"partition_only", true},
+                {"build_seconds", p.build_seconds},
+                {"partition_seconds", p.partition_seconds},
+                {"partition_cached", p.partition_cached},
+                {"partition_made_on", p.partition_made_on}};
     const auto& h = p.local.halo;
     const index_type owned = h.num_owned;
     const std::vector<double> b(static_cast<std::size_t>(owned), 1.0);  // b = 1, x0 = 0
@@ -170,6 +185,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         {"build_seconds", p.build_seconds},
         {"partition_seconds", p.partition_seconds},
         {"partition_cached", p.partition_cached},
+        {"partition_made_on", p.partition_made_on},
         {"restart", o.gmres.restart},
         {"tolerance", o.gmres.tolerance},
         {"max_iterations", o.gmres.max_iterations},
@@ -246,7 +262,11 @@ void add_dist_command(CLI::App& app)
     sub->add_flag("!--no-detailed", a->detailed,
                   "skip the detailed solve (its phases: the computation / communication split)");
     sub->add_option("--partition-cache", a->setup.partition_cache,
-                    "hypergraph: read the partition from PREFIX.<rank>of<P>, or make and write it");
+                    "hypergraph: read the partition from PREFIX.<rank>of<P>, or make and write "
+                    "it; auto: the file `kbench reproduce` uses, in kbench's cache directory");
+    sub->add_flag("--partition-only", a->partition_only,
+                  "stop after building and partitioning (with --partition-cache: make the cache "
+                  "on a CPU node for a later GPU run); the JSON has the partition fields only");
     sub->callback([a] {
         a->setup.partition = a->partition;
         a->setup.scheme = dist::parse_halo_scheme(a->scheme);

@@ -1,6 +1,7 @@
 // Building the distributed problem of a `kbench dist gmres` run; see dist_setup.hpp.
 #include "harness/dist_setup.hpp"
 
+#include "harness/mpi_launch.hpp"
 #include "harness/partition_file.hpp"
 
 #include "matrices/generators.hpp"
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 
 namespace kbench::harness {
@@ -20,6 +22,23 @@ namespace {
 double since(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The prefix "auto" stands for: <cache_dir()>/partitions/<partition_cache_name>, the file the
+/// zianekhodja2014 runners use (harness/bench_dist_gmres.cpp).
+std::string partition_cache_auto(const MatrixEntry& entry, const DistSetupOptions& o)
+{
+    if (o.target_rows > 0)
+        throw std::invalid_argument(
+            "--partition-cache auto: not with --target-rows (the runners' caches are keyed by "
+            "rows per rank; give a PREFIX instead)");
+    const std::filesystem::path cache = cache_dir();
+    if (cache.empty())
+        throw std::runtime_error(
+            "--partition-cache auto: no cache directory (set KBENCH_CACHE_DIR, XDG_CACHE_HOME "
+            "or HOME)");
+    std::filesystem::create_directories(cache / "partitions");
+    return (cache / "partitions" / partition_cache_name(entry, o.rows_per_rank)).string();
 }
 
 /// This rank's natural block of a replicate entry, generated row range by row range.
@@ -82,21 +101,29 @@ DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry
     p.build_seconds = comm.allreduce_max(since(t0));
     if (o.partition == "hypergraph") {
         dist::HypergraphPartition hp;
+        const std::string prefix = o.partition_cache == "auto"
+                                       ? partition_cache_auto(entry, o)
+                                       : o.partition_cache;
         const std::string file =
-            o.partition_cache.empty()
-                ? std::string()
-                : fmt::format("{}.{}of{}", o.partition_cache, comm.rank(), comm.size());
+            prefix.empty() ? std::string()
+                           : fmt::format("{}.{}of{}", prefix, comm.rank(), comm.size());
+        PartitionRecord record;
         const bool cached =
             !file.empty() &&
-            comm.allreduce_min(read_partition_file(file, hp.seconds, hp.local_part) ? 1 : 0) == 1;
+            comm.allreduce_min(read_partition_file(file, record) ? 1 : 0) == 1;
         if (cached) {
-            if (hp.local_part.size() != static_cast<std::size_t>(p.block.rows.num_rows))
+            if (record.parts.size() != static_cast<std::size_t>(p.block.rows.num_rows))
                 throw std::runtime_error(fmt::format(
                     "partition cache {}: {} parts, expected one per row of this rank ({})", file,
-                    hp.local_part.size(), p.block.rows.num_rows));
+                    record.parts.size(), p.block.rows.num_rows));
+            hp.seconds = record.seconds;
+            hp.local_part = std::move(record.parts);
+            p.partition_made_on = record.made_on;
         } else {
             hp = dist::hypergraph_partition(comm, p.block);
-            if (!file.empty()) write_partition_file(file, hp.seconds, hp.local_part);
+            p.partition_made_on = partition_made_on(comm.size());
+            if (!file.empty())
+                write_partition_file(file, {hp.seconds, p.partition_made_on, hp.local_part});
         }
         p.partition_seconds = hp.seconds;
         p.partition_cached = cached;

@@ -23,7 +23,9 @@ struct DistSetupOptions {
     index_type rows_per_rank = 0;
     /// Hypergraph only: where to keep the partition between runs (the paper partitions once and
     /// reuses the result, zianekhodja2014 Sec. 6.2). Rank r of P reads <prefix>.<r>of<P> when
-    /// every rank has its file, and otherwise partitions and writes it. Empty: no cache.
+    /// every rank has its file, and otherwise partitions and writes it. Empty: no cache;
+    /// "auto": the file the zianekhodja2014 runners use, in kbench's cache directory
+    /// (harness/partition_file.hpp partition_cache_name).
     std::string partition_cache;
 };
 
@@ -35,13 +37,15 @@ struct DistProblem {
     double partition_seconds = 0.0;   // the hypergraph partition (Zoltan's time, max over ranks;
                                       // from the cache: the time of the run that made it)
     bool partition_cached = false;    // read from DistSetupOptions::partition_cache
+    std::string partition_made_on;    // where the partition ran (PartitionRecord::made_on)
     std::int64_t nnz = 0;             // of the whole matrix
 };
 
 /// Builds this rank's DistProblem. Collective. Throws std::invalid_argument for a partition name
 /// other than natural/hypergraph ("partition"), target_rows or rows_per_rank on an entry that
 /// is not a replicate entry, or both given; std::runtime_error for "hypergraph" without Zoltan
-/// and for a cache file that does not hold this rank's row count;
+/// and for a cache file that does not hold this rank's row count; "auto" with target_rows
+/// (std::invalid_argument) or without a cache directory (std::runtime_error);
 /// and as the generators, readers and the distributed layer throw.
 DistProblem build_dist_problem(const dist::Communicator& comm, const MatrixEntry& entry,
                                const DistSetupOptions& options);

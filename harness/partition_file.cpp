@@ -1,22 +1,28 @@
 // The partition cache's file format; see partition_file.hpp.
 #include "harness/partition_file.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <thread>
 
 namespace kbench::harness {
 namespace {
 
-// Layout: magic (8 bytes), seconds (double), rows (int64), bytes per part (1 or 4, int64),
-// compressed bytes (int64), then the zlib stream of rows x bytes-per-part values in this
-// machine's byte order.
-constexpr char magic[8] = {'K', 'B', 'P', 'A', 'R', 'T', '2', '\0'};
+// Layout: magic (8 bytes), seconds (double), made_on length (int64) and bytes, rows (int64),
+// bytes per part (1 or 4, int64), compressed bytes (int64), then the zlib stream of
+// rows x bytes-per-part values in this machine's byte order.
+constexpr char magic[8] = {'K', 'B', 'P', 'A', 'R', 'T', '3', '\0'};
+constexpr std::int64_t max_made_on = 4096;
 
 template <typename T>
 bool read_value(std::istream& in, T& v)
@@ -32,8 +38,31 @@ void write_value(std::ostream& out, const T& v)
 
 }  // namespace
 
-void write_partition_file(const std::string& file, double seconds, const std::vector<int>& parts)
+std::string partition_made_on(int ranks)
 {
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+    return fmt::format("{}, {} ranks on {} hardware threads", *host ? host : "unknown host", ranks,
+                       std::thread::hardware_concurrency());
+}
+
+std::string partition_cache_name(const MatrixEntry& entry, long long rows_per_rank)
+{
+    std::string file;
+    if (!entry.file.empty()) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(entry.file, ec);
+        file = fmt::format("{}:{}", std::filesystem::path(entry.file).filename().string(),
+                           ec ? 0 : size);
+    }
+    const std::size_t key = std::hash<std::string>{}(
+        fmt::format("{}|{}|{}|zoltan-phg-3", entry.spec, file, rows_per_rank));
+    return fmt::format("{}-{:016x}", entry.name, key);
+}
+
+void write_partition_file(const std::string& file, const PartitionRecord& record)
+{
+    const std::vector<int>& parts = record.parts;
     int max_part = 0;
     for (const int p : parts) {
         if (p < 0)
@@ -58,7 +87,10 @@ void write_partition_file(const std::string& file, double seconds, const std::ve
     {
         std::ofstream out(partial, std::ios::binary);
         out.write(magic, sizeof(magic));
-        write_value(out, seconds);
+        write_value(out, record.seconds);
+        const std::string made_on = record.made_on.substr(0, max_made_on);
+        write_value(out, static_cast<std::int64_t>(made_on.size()));
+        out.write(made_on.data(), static_cast<std::streamsize>(made_on.size()));
         write_value(out, static_cast<std::int64_t>(parts.size()));
         write_value(out, width);
         write_value(out, static_cast<std::int64_t>(packed_size));
@@ -70,14 +102,19 @@ void write_partition_file(const std::string& file, double seconds, const std::ve
         throw std::runtime_error("partition cache: cannot rename " + partial + " to " + file);
 }
 
-bool read_partition_file(const std::string& file, double& seconds, std::vector<int>& parts)
+bool read_partition_file(const std::string& file, PartitionRecord& record)
 {
     std::ifstream in(file, std::ios::binary);
     char head[sizeof(magic)] = {};
     double s = 0;
-    std::int64_t rows = 0, width = 0, packed_size = 0;
+    std::int64_t made_on_size = 0, rows = 0, width = 0, packed_size = 0;
     if (!in.read(head, sizeof(head)) || std::memcmp(head, magic, sizeof(magic)) != 0 ||
-        !read_value(in, s) || !read_value(in, rows) || !read_value(in, width) ||
+        !read_value(in, s) || !read_value(in, made_on_size) || made_on_size < 0 ||
+        made_on_size > max_made_on)
+        return false;
+    std::string made_on(static_cast<std::size_t>(made_on_size), '\0');
+    if (!in.read(made_on.data(), made_on_size) || !read_value(in, rows) ||
+        !read_value(in, width) ||
         !read_value(in, packed_size) || rows < 0 || (width != 1 && width != 4) ||
         packed_size < 0)
         return false;
@@ -94,8 +131,9 @@ bool read_partition_file(const std::string& file, double& seconds, std::vector<i
         std::copy(raw.begin(), raw.end(), out.begin());
     else if (!out.empty())
         std::memcpy(out.data(), raw.data(), raw.size());
-    seconds = s;
-    parts = std::move(out);
+    record.seconds = s;
+    record.made_on = std::move(made_on);
+    record.parts = std::move(out);
     return true;
 }
 

@@ -273,13 +273,17 @@ def render_table9(res: kbench_results.Results, out_dir: str) -> List[str]:
                          fmt_int(words("natural+compressed")),
                          fmt_int(words("hypergraph+compressed")),
                          fmt(num(hyper, "partition_seconds"))
-                         + (" (cached)" if (hyper or {}).get("partition_cached") else "")])
+                         + (" (cached)" if (hyper or {}).get("partition_cached") else ""),
+                         (hyper or {}).get("partition_made_on") or "-"])
     text += markdown_table(["matrix", "ranks", "row-by-row (bandwidth)", "compressed",
-                            "hypergraph + compressed", "partitioning (s)"], body)
+                            "hypergraph + compressed", "partitioning (s)", "partitioned on"],
+                           body)
     text += ("\nWords (vector entries) received by all ranks together in one SpMV's halo "
              "exchange, counted from the halo layouts the runs used; partitioning: Zoltan PHG's "
              "time on the ranks of the run (\"cached\": read from kbench's partition cache, the "
-             "time of the run that made it, which may have run on another machine). "
+             "time of the run that made it; \"partitioned on\": its host, ranks and hardware "
+             "threads, "
+             "e.g. a CPU node that made the cache with `kbench dist gmres --partition-only`). "
              "zianekhodja2014 (12 GPUs, 25M rows): about 1.8e8, "
              "2.5e7-3.2e7 and 6e4-7.4e6 words, partitioning 5-196 minutes.\n")
     text += failures(rows)
