@@ -6,7 +6,7 @@ Usage: render.py <results.json> --id <id> --out-dir <dir>
 The ids are those the modules of analysis/studies/ export in their RENDERERS dicts (--help
 lists the ids found). Both outputs carry a render digest (see digest_inputs); an output that
 already carries the digest of this render is left untouched, so re-rendering unchanged inputs
-with unchanged code changes no file.
+with unchanged code changes no file. stdout lists the files written, one "wrote <path>" per line.
 Exit status: 0 on success, 1 for an unreadable or invalid results file, 2 for an unknown id.
 """
 
@@ -90,16 +90,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"render.py: unknown id {args.id!r}; known ids: {', '.join(renderers)}",
               file=sys.stderr)
         return 2
+    report.WRITTEN.clear()
     try:
         res = kbench_results.load(args.results)
         digest = report.render_digest(args.id, digest_inputs(args.results, res, renderer))
         with report.rendering(digest):
-            paths = renderer.render(res, args.out_dir)
+            renderer.render(res, args.out_dir)
     except (OSError, ValueError) as e:
         print(f"render.py: {e}", file=sys.stderr)
         return 1
-    for p in paths:
-        print(p)
+    for p in report.WRITTEN:  # files left as they were are not listed
+        print(f"wrote {p}")
     return 0
 
 

@@ -264,9 +264,13 @@ def figure_png(make_figure: Callable[[], Figure], digest: Optional[str] = None) 
     return buf.getvalue()
 
 
+# Paths this process has written (render.py lists them; files left as they were are not).
+WRITTEN: List[str] = []
+
+
 def _replace(path: str, data: bytes) -> None:
     """Writes `data` to `path` through a temporary file (readers never see half a file),
-    unless the file already holds exactly these bytes."""
+    unless the file already holds exactly these bytes; a written path joins WRITTEN."""
     try:
         with open(path, "rb") as f:
             if f.read() == data:
@@ -277,6 +281,7 @@ def _replace(path: str, data: bytes) -> None:
     with open(tmp, "wb") as f:
         f.write(data)
     os.replace(tmp, path)
+    WRITTEN.append(path)
 
 
 def write_outputs(out_dir: str, text: str, make_figure: Callable[[], Figure]) -> List[str]:

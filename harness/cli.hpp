@@ -2,9 +2,31 @@
 // callback does the work; callbacks throw on errors (main prints "kbench: error: ...").
 #pragma once
 
+#include "harness/study_context.hpp"
+#include "matrices/sellp.hpp"
+
 #include <CLI/CLI.hpp>
 
 namespace kbench::harness {
+
+// Option checks (cli_checks.cpp): CLI11 reports a failed one as "--option: <message>" before
+// any callback runs, so bad options are refused before anything else, GPU or not.
+
+/// Accepts a std::regex (ECMAScript); otherwise "'<text>' is not a valid regular expression".
+CLI::Validator regex_check();
+
+/// A SELL-P parameter given explicitly: an integer in [1, max] (a power of two when
+/// `power_of_two`); the message says to leave it out for spmv::choose_sellp_params' choice.
+CLI::Validator sellp_check(bool power_of_two, long long max);
+
+/// Loads the matrix set of `source` (when named) as a run would, so that an unknown set, a bad
+/// manifest or a missing matrix directory or file is refused up front, GPU or not. Throws as
+/// load_matrix_set.
+void check_matrix_source(const MatrixSource& source);
+
+/// --sellp-b, --sellp-t, --sigma, --long-row-threshold bound to `p` (0, their value when left
+/// out, means spmv::choose_sellp_params' choice; an explicit 0 is refused).
+void add_sellp_options(CLI::App* sub, SellpParams& p);
 
 /// Exit status a subcommand's callback asks main to return (0 unless set).
 int& exit_status();

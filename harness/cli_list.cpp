@@ -8,37 +8,48 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
+#include <vector>
 
 namespace kbench::harness {
 
 namespace {
 
-void print_id(const std::string& id, bool implemented, const std::string& results_root,
-              const std::string& description)
-{
-    const auto gpus = stored_result_gpus(results_root, id);
-    fmt::print("  {:<24} {:<12} {:<16} {}\n", id, implemented ? "yes" : "no",
-               gpus.empty() ? "-" : join(gpus, ","), description);
-}
-
 /// Every catalogued id (then any registered id the catalogue lacks): implemented or not, the
-/// GPUs with stored results under results_root, the description.
+/// GPUs with stored results under results_root (for an id rendered from another's results,
+/// those of the other), the description; columns as wide as their widest cell.
 void print_ids(const std::string& results_root)
 {
-    fmt::print("  {:<24} {:<12} {:<16} {}\n", "id", "implemented", "stored results", "description");
+    std::vector<std::array<std::string, 4>> rows = {
+        {"id", "implemented", "stored results", "description"}};
+    const auto add = [&](const std::string& id, const Reproduction* r, const std::string& text) {
+        auto gpus = stored_result_gpus(results_root, id);
+        std::string stored = join(gpus, ",");
+        if (gpus.empty() && r != nullptr && !r->derive_from.empty()) {
+            gpus = stored_result_gpus(results_root, r->derive_from);
+            if (!gpus.empty()) stored = join(gpus, ",") + " (from " + r->derive_from + ")";
+        }
+        rows.push_back({id, r != nullptr ? "yes" : "no", stored.empty() ? "-" : stored, text});
+    };
     for (const auto& entry : catalogue()) {
         const Reproduction* r = nullptr;
         for (const auto& candidate : reproductions()) {
             if (candidate.id == entry.id) r = &candidate;
         }
-        print_id(entry.id, r != nullptr, results_root, r != nullptr ? r->description : entry.title);
+        add(entry.id, r, r != nullptr ? r->description : entry.title);
     }
     for (const auto& r : reproductions()) {
-        if (catalogue_index(r.id) == catalogue().size()) {
-            print_id(r.id, true, results_root, r.description + " (not in the catalogue)");
-        }
+        if (catalogue_index(r.id) == catalogue().size())
+            add(r.id, &r, r.description + " (not in the catalogue)");
     }
+    std::size_t width[3] = {0, 0, 0};
+    for (const auto& row : rows)
+        for (int c = 0; c < 3; ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows)
+        fmt::print("  {:<{}}  {:<{}}  {:<{}}  {}\n", row[0], width[0], row[1], width[1], row[2],
+                   width[2], row[3]);
 }
 
 }  // namespace

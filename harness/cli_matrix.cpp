@@ -34,25 +34,18 @@ void add_stats(CLI::App* matrix)
 {
     struct Args {
         std::string file;
-        int b = 0, t = 0, sigma = 1, long_row_threshold = 0;
+        SellpParams sellp{0, 0, 0, 0};  // 0: spmv::choose_sellp_params
         bool json = false;
     };
     auto a = std::make_shared<Args>();
     auto* sub = matrix->add_subcommand("stats", "Statistics of a Matrix Market file (anzt2015 "
                                                 "Table 2 columns, SELL-P padding)");
     sub->add_option("file", a->file, "Matrix Market file (.mtx or .mtx.gz)")->required();
-    sub->add_option("--sellp-b", a->b, "SELL-P slice height (default: spmv::choose_sellp_params)");
-    sub->add_option("--sellp-t", a->t, "SELL-P threads per row (default: spmv::choose_sellp_params)");
-    sub->add_option("--sigma", a->sigma, "SELL-C-sigma sorting window (1 = none)")
-        ->capture_default_str();
-    sub->add_option("--long-row-threshold", a->long_row_threshold,
-                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default "
-                    "or 0: spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the "
-                    "split, pass a value >= the longest row, e.g. 2147483647)");
+    add_sellp_options(sub, a->sellp);
     sub->add_flag("--json", a->json, "print JSON instead of a table");
     sub->callback([a] {
         const Csr<double> m = read_matrix_market<double>(a->file);
-        const SellpParams p = spmv::resolve_sellp_params(m.view(), {a->b, a->t, a->sigma, a->long_row_threshold});
+        const SellpParams p = spmv::resolve_sellp_params(m.view(), a->sellp);
         const nlohmann::json j = compute_stats(m, p);
         if (a->json) {
             fmt::print("{}\n", j.dump(2));
@@ -72,9 +65,8 @@ void add_generate(CLI::App* matrix)
     auto a = std::make_shared<Args>();
     auto* sub = matrix->add_subcommand("generate", "Generate a matrix (generators of "
                                                    "matrices/matrix_set.hpp) into a Matrix Market file");
-    sub->add_option("generator", a->generator, "laplacian_2d_5pt, laplacian_3d_7pt, "
-                    "laplacian_3d_27pt, convection_diffusion, trefethen, replicate, random_rows, "
-                    "banded")->required();
+    sub->add_option("generator", a->generator, "one of the generators below")->required();
+    sub->footer("Generators and their parameters (--param name=value):\n" + generator_help());
     sub->add_option("--param", a->params, "generator parameter key=value (repeatable)");
     sub->add_option("-o,--output", a->out, "output file (.mtx, or .mtx.gz for gzip)")->required();
     sub->callback([a] {

@@ -25,7 +25,7 @@ void require_gpu(const char* command)
 {
     const std::string reason = gpu_unavailable_reason();
     if (!reason.empty()) {
-        throw std::runtime_error(fmt::format("{} needs a GPU: {}", command, reason));
+        throw std::runtime_error(fmt::format("{} needs a GPU; {}", command, reason));
     }
 }
 
@@ -35,27 +35,52 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
     sub->add_option("--set", source.set, "matrix set: shipped name (kbench list --sets) or "
                                          "manifest JSON path");
     sub->add_option("--matrix-dir", source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
+        ->check(CLI::ExistingDirectory);
 }
 /// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials (defaults: those in `o`).
 void add_run_options(CLI::App* sub, RunOptions& o)
 {
     sub->add_flag("--cold", o.cold, "flush the L2 cache before each timed launch");
     sub->add_option("--repetitions", o.repetitions, "repetitions (median reported)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
     sub->add_option("--min-time", o.min_time, "seconds of GPU time per repetition (0: one "
                                              "iteration)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     sub->add_option("--spmv-tune", o.spmv_tune,
                     "SpMV kernel 'auto': 'model' (the time model's ranking) or 'trial' (also "
                     "time the --spmv-trials best modeled configurations once, keep the fastest)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::IsMember({"model", "trial"}));
     sub->add_option("--spmv-trials", o.spmv_trials,
                     "with --spmv-tune trial: configurations timed")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
 }
 
 }  // namespace
+
+void add_sellp_options(CLI::App* sub, SellpParams& p)
+{
+    sub->add_option("--sellp-b", p.slice_height,
+                    "SELL-P slice height b (default: spmv::choose_sellp_params)")
+        ->check(sellp_check(false, 1024));
+    sub->add_option("--sellp-t", p.threads_per_row,
+                    "SELL-P threads per row t, a power of two (default: "
+                    "spmv::choose_sellp_params)")
+        ->check(sellp_check(true, 32));
+    sub->add_option("--sigma", p.sigma,
+                    "SELL-C-sigma sorting window in rows, 1 (no sorting) or a multiple of b "
+                    "(default: spmv::choose_sellp_params)")
+        ->check(sellp_check(false, 2147483647));
+    sub->add_option("--long-row-threshold", p.long_row_threshold,
+                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default: "
+                    "spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the split, "
+                    "pass a value >= the longest row, e.g. 2147483647)")
+        ->check(sellp_check(false, 2147483647));
+}
 
 void add_machine_command(CLI::App& app)
 {
@@ -91,23 +116,16 @@ void add_bench_command(CLI::App& app)
     sub->add_option("--precision", a->precision, "double, float or both")->capture_default_str();
     add_run_options(sub, a->spmv.run);
     sub->add_option("--filter", a->spmv.filter, "regex on benchmark names "
-                                                "spmv/<kernel>/<precision>/<matrix>");
+                                                "spmv/<kernel>/<precision>/<matrix>")
+        ->check(regex_check());
     sub->add_option("--json", a->json, "write the results JSON to FILE");
-    sub->add_option("--sellp-b", a->spmv.sellp.slice_height,
-                    "SELL-P slice height b (default: spmv::choose_sellp_params)");
-    sub->add_option("--sellp-t", a->spmv.sellp.threads_per_row,
-                    "SELL-P threads per row t (default: spmv::choose_sellp_params)");
-    sub->add_option("--sigma", a->spmv.sellp.sigma,
-                    "SELL-C-sigma sorting window in rows (default: spmv::choose_sellp_params)");
-    sub->add_option("--long-row-threshold", a->spmv.sellp.long_row_threshold,
-                    "SELL-P long-row split: rows with more nonzeros go to a CSR part (default "
-                    "or 0: spmv::choose_sellp_params, max(256, 16*ceil(nnz/n)); to disable the "
-                    "split, pass a value >= the longest row, e.g. 2147483647)");
+    add_sellp_options(sub, a->spmv.sellp);
     sub->add_flag("--no-machine", a->no_machine,
                   "skip the machine profile (bw_frac_* counters are then left out)");
     sub->callback([a] {
         a->spmv.kernels = parse_kernel_list(a->kernels);
         a->spmv.precisions = parse_precision(a->precision);
+        check_matrix_source(a->spmv.source);
         require_gpu("kbench bench spmv");
         MachineProfile machine;
         if (!a->no_machine) machine = measure_machine(&std::cerr);
@@ -132,7 +150,10 @@ void add_reproduce_command(CLI::App& app)
     add_source_options(sub, o->source);
     sub->add_option("--results-dir", o->results_root, "results tree root")->capture_default_str();
     add_run_options(sub, o->run);
-    sub->callback([o] { exit_status() = run_reproduce(*o); });
+    sub->callback([o] {
+        check_matrix_source(o->source);
+        exit_status() = run_reproduce(*o);
+    });
 }
 
 void add_profile_command(CLI::App& app)

@@ -40,7 +40,8 @@ void add_solve_command(CLI::App& app)
     sub->add_option("--set", a->run.source.set, "matrix set: shipped name or manifest JSON path")
         ->capture_default_str();
     sub->add_option("--matrix-dir", a->run.source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
+        ->check(CLI::ExistingDirectory);
     sub->add_option("--forms", a->forms, "comma-separated: reference, merged, graph")
         ->capture_default_str();
     sub->add_option("--spmv", a->kernels, "comma-separated SpMV operator policies (auto or a "
@@ -48,19 +49,24 @@ void add_solve_command(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--precision", a->precision, "double, float or both")->capture_default_str();
     sub->add_option("--tolerance", a->run.solve.tolerance, "relative residual to stop at")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     sub->add_option("--max-iterations", a->run.solve.max_iterations, "iteration limit")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(1, 2147483647));
     sub->add_flag("--timing", a->run.solve.timing_mode,
                   "run exactly --max-iterations iterations, stopping test off (anzt2015's "
                   "1000-iteration profiles); breakdowns still stop");
     sub->add_option("--stagnation-window", a->run.solve.stagnation_window,
                     "stop after this many iterations without a new smallest residual (0: never)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     sub->add_option("--repetitions", a->run.repetitions, "timed solves after a warm-up (median)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
     sub->add_option("--filter", a->run.filter,
-                    "regex on names bicgstab/<form>/<spmv>/<precision>/<matrix>");
+                    "regex on names bicgstab/<form>/<spmv>/<precision>/<matrix>")
+        ->check(regex_check());
     sub->add_flag("--detailed", a->detailed,
                   "also one detailed solve per reference/merged configuration: each phase timed "
                   "with CUDA events and marked with an NVTX range (anzt2015 Table 4)");
@@ -74,6 +80,7 @@ void add_solve_command(CLI::App& app)
         a->run.configs = cross_configs(forms, parse_kernel_list(a->kernels), a->detailed);
         a->run.precisions = parse_precision(a->precision);
         a->run.cpu_baseline = !a->no_cpu;
+        check_matrix_source(a->run.source);
         require_gpu("kbench solve bicgstab");
         MachineProfile machine;
         if (!a->no_machine) machine = measure_machine(&std::cerr);

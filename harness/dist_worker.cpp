@@ -3,6 +3,7 @@
 
 #include "harness/results_json.hpp"
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device.hpp"
 #include "matrices/reorder.hpp"
 #include "matrices/row_partition.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
@@ -64,10 +66,17 @@ WorkerDevice open_worker_device(const dist::Communicator& comm, const std::strin
 {
     WorkerDevice d;
     if (device != "gpu" && device != "cpu")
-        throw std::invalid_argument(fmt::format("--device: '{}', expected cpu or gpu", device));
+        throw WorkerUsageError(fmt::format("--device: '{}', expected cpu or gpu", device));
     d.gpu = device == "gpu";
-    d.transport = dist::parse_transport(transport);
+    try {
+        d.transport = dist::parse_transport(transport);
+    } catch (const std::invalid_argument& e) {
+        throw WorkerUsageError(e.what());
+    }
     if (!d.gpu) return d;
+    if (const std::string reason = gpu_unavailable_reason(); !reason.empty())
+        throw WorkerUsageError(
+            fmt::format("--device gpu needs a GPU (or --device cpu); {}", reason));
     const int id = dist::select_device(comm);
     cudaDeviceProp prop{};
     KBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, id));
@@ -84,17 +93,27 @@ void add_device_fields(nlohmann::json& doc, const WorkerDevice& dev)
     doc["transport"] = dist::to_string(dev.transport);
 }
 
-void run_worker(const char* command, const std::string& json_file,
-                const std::function<nlohmann::json(const dist::Communicator&)>& body)
+namespace {
+
+/// body on this rank, its object written by rank 0. Returns true after a WorkerUsageError (see
+/// run_worker); any other error ends every rank with MPI_Abort.
+bool run_body(const char* command, const std::string& json_file,
+              const std::function<nlohmann::json(const dist::Communicator&)>& body,
+              const dist::Communicator& comm)
 {
-    dist::MpiSession session(nullptr, nullptr);
-    dist::Communicator comm;
     try {
         const nlohmann::json doc = body(comm);
         if (comm.rank() == 0) {
             if (!json_file.empty()) write_json_file(doc, json_file);
             else std::cout << doc.dump(1) << "\n";
         }
+        return false;
+    } catch (const WorkerUsageError& e) {
+        if (comm.rank() == 0) {
+            fmt::print(stderr, "{}: error: {}\n", command, e.what());
+            if (!json_file.empty()) write_json_file(nlohmann::json{{"error", e.what()}}, json_file);
+        }
+        return true;
     } catch (const std::exception& e) {
         fmt::print(stderr, "{}: error on rank {}: {}\n", command, comm.rank(), e.what());
         std::fflush(stderr);
@@ -102,6 +121,21 @@ void run_worker(const char* command, const std::string& json_file,
             write_json_file(nlohmann::json{{"error", e.what()}}, json_file);
         MPI_Abort(comm.get(), 1);
     }
+    return true;
+}
+
+}  // namespace
+
+void run_worker(const char* command, const std::string& json_file,
+                const std::function<nlohmann::json(const dist::Communicator&)>& body)
+{
+    bool usage_error = false;
+    {
+        dist::MpiSession session(nullptr, nullptr);
+        const dist::Communicator comm;
+        usage_error = run_body(command, json_file, body, comm);
+    }  // MPI is finalized on every rank before the exit
+    if (usage_error) std::exit(1);
 }
 
 }  // namespace kbench::harness

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,16 @@ struct WorkerDevice {
     std::unique_ptr<dist::NcclCommunicator> nccl;  // for Transport::nccl on GPUs only
 };
 
+/// An error that every rank raises alike, from what every rank has (the options, the node's
+/// GPUs): run_worker ends such a worker without MPI_Abort, rank 0 alone saying why.
+struct WorkerUsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 /// Opens the rank's device: "cpu", or "gpu" (select_device, then an NCCL communicator when
-/// `transport` is nccl). Collective. Throws std::invalid_argument naming "--device" or
-/// "--transport", and as select_device and NcclCommunicator.
+/// `transport` is nccl). Collective. Throws WorkerUsageError naming "--device" or "--transport"
+/// for an unknown name and for "gpu" where no GPU can be used (saying "or --device cpu"), and
+/// as select_device and NcclCommunicator.
 WorkerDevice open_worker_device(const dist::Communicator& comm, const std::string& device,
                                 const std::string& transport);
 
@@ -82,9 +90,11 @@ std::vector<T> per_rank(const dist::Communicator& comm, T value)
 }
 
 /// Initializes MPI, runs body(world) on every rank and has rank 0 write the object it returns
-/// to json_file (stdout when empty). When body throws on a rank, that rank prints
-/// "<command>: error on rank r: <what>", rank 0 writes {"error": <what>} to json_file when it
-/// is the one that caught it, and MPI_Abort ends all ranks (exit status non-zero).
+/// to json_file (stdout when empty). When body throws a WorkerUsageError (on every rank), rank 0
+/// prints "<command>: error: <what>" and writes {"error": <what>} to json_file, and every rank
+/// finalizes MPI and exits with status 1. When body throws anything else on a rank, that rank
+/// prints "<command>: error on rank r: <what>", rank 0 writes {"error": <what>} to json_file
+/// when it is the one that caught it, and MPI_Abort ends all ranks (exit status non-zero).
 void run_worker(const char* command, const std::string& json_file,
                 const std::function<nlohmann::json(const dist::Communicator&)>& body);
 

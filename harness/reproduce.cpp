@@ -29,14 +29,20 @@ std::string python_interpreter()
     return env != nullptr && *env != '\0' ? env : KBENCH_PYTHON;
 }
 
-int render_results(const std::string& results_json, const std::string& id,
-                   const std::string& out_dir)
+RenderOutcome render_results(const std::string& results_json, const std::string& id,
+                             const std::string& out_dir)
 {
     const std::string script = (fs::path(KBENCH_SOURCE_DIR) / "analysis" / "render.py").string();
     fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
-    return run_process({python_interpreter(), script, results_json, "--id", id, "--out-dir",
-                        out_dir})
-        .exit_code;
+    const ProcessResult p = run_process(
+        {python_interpreter(), script, results_json, "--id", id, "--out-dir", out_dir}, true);
+    RenderOutcome outcome{p.exit_code, 0};
+    std::istringstream lines(p.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("wrote ", 0) == 0) ++outcome.files_written;
+        fmt::print(stderr, "kbench: {}\n", line);
+    }
+    return outcome;
 }
 
 std::vector<std::string> stored_results(const std::string& results_root, const std::string& id)
@@ -94,6 +100,11 @@ MachineFacts probe_machine_facts()
 
 namespace {
 
+/// What a reproduce did, id by id (printed at its end).
+struct Summary {
+    int ran = 0, rendered = 0, skipped = 0, failed = 0, files_written = 0;
+};
+
 std::vector<std::string> selected_ids(const std::vector<std::string>& names)
 {
     std::vector<std::string> ids;
@@ -113,7 +124,7 @@ bool selects_all(const ReproduceOptions& options)
 }
 
 int render_stored(const ReproduceOptions& options, const std::vector<std::string>& ids,
-                  const std::string& reason)
+                  const std::string& reason, Summary& summary)
 {
     fmt::print(stderr, "kbench: {}: rendering stored results from {}\n", reason,
                options.results_root);
@@ -134,16 +145,22 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
         if (files.empty()) {
             fmt::print(stderr, "kbench: no stored results for {} (looked for {}/*/{}/results.json)\n",
                        id, options.results_root, id);
+            ++summary.skipped;
         }
+        bool id_failed = false;
         for (std::size_t i = 0; i < files.size(); ++i) {
             const std::string& file = files[i];
-            const int rc = render_results(file, id, out_dirs[i]);
-            if (rc == 0) ++rendered;
+            const RenderOutcome r = render_results(file, id, out_dirs[i]);
+            summary.files_written += r.files_written;
+            if (r.exit_code == 0) ++rendered;
             else {
                 ++failed;
-                fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n", rc, file);
+                id_failed = true;
+                fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
+                           r.exit_code, file);
             }
         }
+        if (!files.empty()) ++(id_failed ? summary.failed : summary.rendered);
     }
     if (failed > 0) return 1;
     if (rendered == 0) {
@@ -176,7 +193,7 @@ void store(const Reproduction& r, const nlohmann::json& doc, const std::string& 
 
 /// Runs `ids` (in that order) on this machine, writes and renders each results document.
 int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
-                const MachineFacts& facts)
+                const MachineFacts& facts, Summary& summary)
 {
     const bool gpu = facts.gpu_unavailable.empty();
     const bool any_gpu_id = std::any_of(ids.begin(), ids.end(), [](const std::string& id) {
@@ -208,10 +225,15 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
             results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name, id);
         store(r, doc, dir);
         const std::string file = (fs::path(dir) / "results.json").string();
-        const int rc = render_results(file, id, dir);
-        if (rc != 0) {
-            fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n", rc, file);
+        const RenderOutcome rendered = render_results(file, id, dir);
+        summary.files_written += rendered.files_written;
+        if (rendered.exit_code != 0) {
+            fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
+                       rendered.exit_code, file);
             status = 1;
+            ++summary.failed;
+        } else {
+            ++summary.ran;
         }
         const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
             return find_reproduction(other).derive_from == id;
@@ -241,10 +263,18 @@ int run_reproduce(const ReproduceOptions& options)
         group->second.push_back(id);
     }
     int status = 0;
+    Summary summary;
     for (const auto& [reason, ids] : unmet) {
-        status = std::max(status, render_stored(options, ids, reason));
+        status = std::max(status, render_stored(options, ids, reason, summary));
     }
-    if (!runnable.empty()) status = std::max(status, run_studies(options, runnable, facts));
+    if (!runnable.empty())
+        status = std::max(status, run_studies(options, runnable, facts, summary));
+    fmt::print(stderr,
+               "kbench: summary: {} id{}: {} ran, {} rendered from stored results ({} file{} "
+               "changed), {} skipped, {} failed\n",
+               order.size(), order.size() == 1 ? "" : "s", summary.ran, summary.rendered,
+               summary.files_written, summary.files_written == 1 ? "" : "s", summary.skipped,
+               summary.failed);
     return status;
 }
 

@@ -25,10 +25,17 @@ struct ReproduceOptions {
 /// Python interpreter for the analysis: $KBENCH_PYTHON, else the configure-time KBENCH_PYTHON.
 std::string python_interpreter();
 
-/// Runs `<python> <source>/analysis/render.py <results_json> --id <id> --out-dir <out_dir>`;
-/// returns its exit code (127 when it cannot start).
-int render_results(const std::string& results_json, const std::string& id,
-                   const std::string& out_dir);
+/// What one render did: render.py's exit code (127 when it cannot start) and the files it
+/// wrote (files whose content was already right are left alone and not counted).
+struct RenderOutcome {
+    int exit_code = 0;
+    int files_written = 0;
+};
+
+/// Runs `<python> <source>/analysis/render.py <results_json> --id <id> --out-dir <out_dir>`
+/// and prints "kbench: wrote <path>" for each file it wrote.
+RenderOutcome render_results(const std::string& results_json, const std::string& id,
+                             const std::string& out_dir);
 
 /// Stored results files results_root/*/<study>/<item>/results.json of an id (the GPU folders
 /// and model_results_name), sorted.

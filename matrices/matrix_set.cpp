@@ -294,7 +294,9 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
     if (!doc.is_object()) fail("expected a JSON object at the top level");
     MatrixSet set;
     set.manifest = fs::absolute(path).string();
-    if (!doc.contains("name") || !doc["name"].is_string()) fail("\"name\" must be a string");
+    if (!doc.contains("name"))
+        fail("expected a top-level \"name\" (a string naming the set) beside \"matrices\"");
+    if (!doc["name"].is_string()) fail("the top-level \"name\" must be a string");
     set.name = doc["name"];
     if (doc.contains("description")) {
         if (!doc["description"].is_string()) fail("\"description\" must be a string");
@@ -420,6 +422,18 @@ Csr<double> build_matrix(const MatrixEntry& entry)
                       parse_banded_signs(p.value("signs", "random")));
     }
     throw std::logic_error(fmt::format("build_matrix: generator '{}' is listed but not built", g));
+}
+
+std::string generator_help()
+{
+    std::string out;
+    for (const auto& [name, params] : generator_params()) {
+        out += "  " + name + ":\n";
+        for (const Param& p : params)
+            out += fmt::format("      {:<14} {}{}\n", p.name, kind_text(p.kind),
+                               p.required ? "" : " (optional)");
+    }
+    return out;
 }
 
 }  // namespace kbench

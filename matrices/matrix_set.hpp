@@ -61,6 +61,10 @@ std::string resolve_matrix_dir(const std::string& cli_value);
 /// message lists the shipped sets). Files are checked here, not read.
 MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir);
 
+/// The generators of set entries and `kbench matrix generate`, one per line, each followed by
+/// its parameters (name, accepted values, "(optional)" where it may be left out).
+std::string generator_help();
+
 /// Names (file stems) of the *.json sets shipped in matrices/sets/ (KBENCH_SETS_DIR), sorted.
 std::vector<std::string> shipped_matrix_sets();
 

@@ -13,10 +13,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <limits>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -283,143 +286,159 @@ Csr<T> parse(const std::string& text, const std::string& name, bool require_squa
         ps.fail("expected a square matrix, found " + std::to_string(rows) + " x " +
                 std::to_string(cols));
 
-    // Entries, as coordinates (zero-based). An entry line has at least 4 bytes ("1 1\n"), so
-    // the reservation never exceeds what the input can hold, whatever the size line claims.
-    const bool pattern = h.field == "pattern";
-    const bool integer = h.field == "integer";
-    const auto reserve = static_cast<std::size_t>(
-        std::min<std::int64_t>(entries, static_cast<std::int64_t>(text.size() / 4 + 1)));
-    std::vector<index_type> ei, ej;
-    std::vector<T> ev;
-    ei.reserve(reserve);
-    ej.reserve(reserve);
-    ev.reserve(reserve);
-    std::int64_t off_diagonal = 0;
-    for (std::int64_t k = 0; k < entries; ++k) {
-        if (!ps.skip_blank())
-            ps.fail("the file is truncated: expected " + std::to_string(entries) +
-                        " entries (size line " + std::to_string(size_line) + "), read " +
-                        std::to_string(k),
+    // Everything below allocates by the size line: a size too large for the memory at hand
+    // becomes an error naming the file, its line and the size, not a bare std::bad_alloc.
+    std::int64_t duplicates = 0;
+    const auto assemble = [&]() -> Csr<T> {
+        // Entries, as coordinates (zero-based). An entry line has at least 4 bytes ("1 1\n"), so
+        // the reservation never exceeds what the input can hold, whatever the size line claims.
+        const bool pattern = h.field == "pattern";
+        const bool integer = h.field == "integer";
+        const auto reserve = static_cast<std::size_t>(
+            std::min<std::int64_t>(entries, static_cast<std::int64_t>(text.size() / 4 + 1)));
+        std::vector<index_type> ei, ej;
+        std::vector<T> ev;
+        ei.reserve(reserve);
+        ej.reserve(reserve);
+        ev.reserve(reserve);
+        std::int64_t off_diagonal = 0;
+        for (std::int64_t k = 0; k < entries; ++k) {
+            if (!ps.skip_blank())
+                ps.fail("the file is truncated: expected " + std::to_string(entries) +
+                            " entries (size line " + std::to_string(size_line) + "), read " +
+                            std::to_string(k),
+                        ps.line() + 1);
+            auto [b, e] = ps.take_line();
+            LineCursor lc{b, e};
+            if (!lc.rest_blank() && *lc.p == '%')
+                ps.fail("expected entry " + std::to_string(k + 1) + ", found a comment line (comments "
+                        "are allowed only between the banner and the size line)");
+            std::int64_t idx[2];
+            const index_type bound[2] = {rows, cols};
+            const char* what[2] = {"row", "column"};
+            for (int d = 0; d < 2; ++d) {
+                auto [tb, te] = lc.next();
+                if (tb == te)
+                    ps.fail(std::string("expected a ") + what[d] + " index in entry " +
+                            std::to_string(k + 1) + ", found " + (d == 0 ? "" : "only ") +
+                            quote(b, e));
+                if (!parse_int(tb, te, idx[d]))
+                    ps.fail(std::string("expected an integer ") + what[d] + " index, found " +
+                            quote(tb, te));
+                if (idx[d] < 1 || idx[d] > bound[d])
+                    ps.fail(std::string(what[d]) + " index " + std::to_string(idx[d]) +
+                            " out of range: expected [1, " + std::to_string(bound[d]) + "]");
+            }
+            double v = 1.0;
+            if (!pattern) {
+                auto [tb, te] = lc.next();
+                if (tb == te)
+                    ps.fail("expected a value after the indices of entry " + std::to_string(k + 1) +
+                            " (field " + h.field + "), found none");
+                if (integer) {
+                    std::int64_t iv = 0;
+                    if (!parse_int(tb, te, iv))
+                        ps.fail("expected an integer value (field integer), found " + quote(tb, te));
+                    v = static_cast<double>(iv);
+                } else {
+                    const char* vb = tb;
+                    if (*vb == '+' && vb + 1 != te && vb[1] != '-') ++vb;
+                    const auto r = std::from_chars(vb, te, v);
+                    if (r.ec == std::errc::result_out_of_range)
+                        ps.fail("value " + quote(tb, te) + " out of the range of double");
+                    if (r.ec != std::errc() || r.ptr == vb)
+                        ps.fail("expected a real number value, found " + quote(tb, te));
+                    if (r.ptr != te)
+                        ps.fail("expected a real number value, found trailing characters " +
+                                quote(r.ptr, te) + " in " + quote(tb, te));
+                    if (!std::isfinite(v))
+                        ps.fail("expected a finite real number value, found " + quote(tb, te));
+                }
+                if (std::abs(v) > static_cast<double>(std::numeric_limits<T>::max()))
+                    ps.fail("value " + quote(tb, te) + " out of the range of the value type " +
+                            (sizeof(T) == 4 ? "float" : "double"));
+            }
+            if (!lc.rest_blank())
+                ps.fail("expected the end of entry " + std::to_string(k + 1) + " (field " + h.field +
+                        "), found trailing text " + quote(lc.p, e));
+            if (skew && idx[0] == idx[1])
+                ps.fail("diagonal entry (" + std::to_string(idx[0]) + ", " + std::to_string(idx[1]) +
+                        ") in a skew-symmetric matrix: its diagonal must be zero and not stored");
+            off_diagonal += idx[0] != idx[1];
+            ei.push_back(static_cast<index_type>(idx[0] - 1));
+            ej.push_back(static_cast<index_type>(idx[1] - 1));
+            ev.push_back(static_cast<T>(v));
+        }
+        if (ps.skip_blank())
+            ps.fail("too many entries: the size line (line " + std::to_string(size_line) +
+                    ") declares " + std::to_string(entries) + ", found more from this line",
                     ps.line() + 1);
-        auto [b, e] = ps.take_line();
-        LineCursor lc{b, e};
-        if (!lc.rest_blank() && *lc.p == '%')
-            ps.fail("expected entry " + std::to_string(k + 1) + ", found a comment line (comments "
-                    "are allowed only between the banner and the size line)");
-        std::int64_t idx[2];
-        const index_type bound[2] = {rows, cols};
-        const char* what[2] = {"row", "column"};
-        for (int d = 0; d < 2; ++d) {
-            auto [tb, te] = lc.next();
-            if (tb == te)
-                ps.fail(std::string("expected a ") + what[d] + " index in entry " +
-                        std::to_string(k + 1) + ", found " + (d == 0 ? "" : "only ") +
-                        quote(b, e));
-            if (!parse_int(tb, te, idx[d]))
-                ps.fail(std::string("expected an integer ") + what[d] + " index, found " +
-                        quote(tb, te));
-            if (idx[d] < 1 || idx[d] > bound[d])
-                ps.fail(std::string(what[d]) + " index " + std::to_string(idx[d]) +
-                        " out of range: expected [1, " + std::to_string(bound[d]) + "]");
-        }
-        double v = 1.0;
-        if (!pattern) {
-            auto [tb, te] = lc.next();
-            if (tb == te)
-                ps.fail("expected a value after the indices of entry " + std::to_string(k + 1) +
-                        " (field " + h.field + "), found none");
-            if (integer) {
-                std::int64_t iv = 0;
-                if (!parse_int(tb, te, iv))
-                    ps.fail("expected an integer value (field integer), found " + quote(tb, te));
-                v = static_cast<double>(iv);
-            } else {
-                const char* vb = tb;
-                if (*vb == '+' && vb + 1 != te && vb[1] != '-') ++vb;
-                const auto r = std::from_chars(vb, te, v);
-                if (r.ec == std::errc::result_out_of_range)
-                    ps.fail("value " + quote(tb, te) + " out of the range of double");
-                if (r.ec != std::errc() || r.ptr == vb)
-                    ps.fail("expected a real number value, found " + quote(tb, te));
-                if (r.ptr != te)
-                    ps.fail("expected a real number value, found trailing characters " +
-                            quote(r.ptr, te) + " in " + quote(tb, te));
-                if (!std::isfinite(v))
-                    ps.fail("expected a finite real number value, found " + quote(tb, te));
-            }
-            if (std::abs(v) > static_cast<double>(std::numeric_limits<T>::max()))
-                ps.fail("value " + quote(tb, te) + " out of the range of the value type " +
-                        (sizeof(T) == 4 ? "float" : "double"));
-        }
-        if (!lc.rest_blank())
-            ps.fail("expected the end of entry " + std::to_string(k + 1) + " (field " + h.field +
-                    "), found trailing text " + quote(lc.p, e));
-        if (skew && idx[0] == idx[1])
-            ps.fail("diagonal entry (" + std::to_string(idx[0]) + ", " + std::to_string(idx[1]) +
-                    ") in a skew-symmetric matrix: its diagonal must be zero and not stored");
-        off_diagonal += idx[0] != idx[1];
-        ei.push_back(static_cast<index_type>(idx[0] - 1));
-        ej.push_back(static_cast<index_type>(idx[1] - 1));
-        ev.push_back(static_cast<T>(v));
-    }
-    if (ps.skip_blank())
-        ps.fail("too many entries: the size line (line " + std::to_string(size_line) +
-                ") declares " + std::to_string(entries) + ", found more from this line",
-                ps.line() + 1);
 
-    const std::int64_t expanded = entries + (symmetric ? off_diagonal : 0);
-    if (expanded > kIndexMax)
-        ps.fail("nnz after symmetric expansion (" + std::to_string(expanded) +
-                    ") overflows int32 (max " + std::to_string(kIndexMax) + ")",
-                size_line);
+        const std::int64_t expanded = entries + (symmetric ? off_diagonal : 0);
+        if (expanded > kIndexMax)
+            ps.fail("nnz after symmetric expansion (" + std::to_string(expanded) +
+                        ") overflows int32 (max " + std::to_string(kIndexMax) + ")",
+                    size_line);
 
-    // Bucket by row (counting sort), mirroring symmetric entries.
-    Csr<T> a;
-    a.num_rows = rows;
-    a.num_cols = cols;
-    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-    for (std::size_t k = 0; k < ei.size(); ++k) {
-        ++a.row_ptr[ei[k] + 1];
-        if (symmetric && ei[k] != ej[k]) ++a.row_ptr[ej[k] + 1];
-    }
-    for (index_type i = 0; i < rows; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
-    std::vector<std::pair<index_type, T>> slot(static_cast<std::size_t>(expanded));
-    {
-        std::vector<index_type> fill(a.row_ptr.begin(), a.row_ptr.end() - 1);
+        // Bucket by row (counting sort), mirroring symmetric entries.
+        Csr<T> a;
+        a.num_rows = rows;
+        a.num_cols = cols;
+        a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
         for (std::size_t k = 0; k < ei.size(); ++k) {
-            slot[fill[ei[k]]++] = {ej[k], ev[k]};
-            if (symmetric && ei[k] != ej[k]) slot[fill[ej[k]]++] = {ei[k], skew ? -ev[k] : ev[k]};
+            ++a.row_ptr[ei[k] + 1];
+            if (symmetric && ei[k] != ej[k]) ++a.row_ptr[ej[k] + 1];
         }
-    }
-    std::vector<index_type>().swap(ei);
-    std::vector<index_type>().swap(ej);
-    std::vector<T>().swap(ev);
-
-    // Sort each row by column and sum duplicates.
-    a.col_idx.reserve(static_cast<std::size_t>(expanded));
-    a.values.reserve(static_cast<std::size_t>(expanded));
-    const auto by_col = [](const auto& x, const auto& y) { return x.first < y.first; };
-    for (index_type i = 0; i < rows; ++i) {
-        const auto b = slot.begin() + a.row_ptr[i];
-        const auto e = slot.begin() + a.row_ptr[i + 1];
-        if (!std::is_sorted(b, e, by_col)) std::stable_sort(b, e, by_col);
-        a.row_ptr[i] = a.nnz();
-        for (auto it = b; it != e; ++it) {
-            if (a.col_idx.size() > static_cast<std::size_t>(a.row_ptr[i]) &&
-                a.col_idx.back() == it->first) {
-                a.values.back() += it->second;
-                if (!std::isfinite(a.values.back()))
-                    ps.fail("duplicate entries at (" + std::to_string(i + 1) + ", " +
-                                std::to_string(it->first + 1) +
-                                ") sum to a value out of the range of the value type",
-                            size_line);
-            } else {
-                a.col_idx.push_back(it->first);
-                a.values.push_back(it->second);
+        for (index_type i = 0; i < rows; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
+        std::vector<std::pair<index_type, T>> slot(static_cast<std::size_t>(expanded));
+        {
+            std::vector<index_type> fill(a.row_ptr.begin(), a.row_ptr.end() - 1);
+            for (std::size_t k = 0; k < ei.size(); ++k) {
+                slot[fill[ei[k]]++] = {ej[k], ev[k]};
+                if (symmetric && ei[k] != ej[k]) slot[fill[ej[k]]++] = {ei[k], skew ? -ev[k] : ev[k]};
             }
         }
+        std::vector<index_type>().swap(ei);
+        std::vector<index_type>().swap(ej);
+        std::vector<T>().swap(ev);
+
+        // Sort each row by column and sum duplicates.
+        a.col_idx.reserve(static_cast<std::size_t>(expanded));
+        a.values.reserve(static_cast<std::size_t>(expanded));
+        const auto by_col = [](const auto& x, const auto& y) { return x.first < y.first; };
+        for (index_type i = 0; i < rows; ++i) {
+            const auto b = slot.begin() + a.row_ptr[i];
+            const auto e = slot.begin() + a.row_ptr[i + 1];
+            if (!std::is_sorted(b, e, by_col)) std::stable_sort(b, e, by_col);
+            a.row_ptr[i] = a.nnz();
+            for (auto it = b; it != e; ++it) {
+                if (a.col_idx.size() > static_cast<std::size_t>(a.row_ptr[i]) &&
+                    a.col_idx.back() == it->first) {
+                    a.values.back() += it->second;
+                    ++duplicates;
+                    if (!std::isfinite(a.values.back()))
+                        ps.fail("duplicate entries at (" + std::to_string(i + 1) + ", " +
+                                    std::to_string(it->first + 1) +
+                                    ") sum to a value out of the range of the value type",
+                                size_line);
+                } else {
+                    a.col_idx.push_back(it->first);
+                    a.values.push_back(it->second);
+                }
+            }
+        }
+        a.row_ptr[rows] = a.nnz();
+        return a;
+    };
+    Csr<T> a;
+    try {
+        a = assemble();
+    } catch (const std::bad_alloc&) {
+        ps.fail("a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix with " +
+                    std::to_string(entries) +
+                    " entries needs more memory than this process can allocate",
+                size_line);
     }
-    a.row_ptr[rows] = a.nnz();
 
     if (info) {
         info->field = h.field;
@@ -427,6 +446,7 @@ Csr<T> parse(const std::string& text, const std::string& name, bool require_squa
         info->num_rows = rows;
         info->num_cols = cols;
         info->entries = entries;
+        info->duplicates = duplicates;
     }
     return a;
 }
@@ -465,12 +485,26 @@ template <typename T>
 Csr<T> read_matrix_market(std::istream& in, const std::string& name, bool require_square,
                           MatrixMarketInfo* info)
 {
-    return parse<T>(load(in, name), name, require_square, info);
+    MatrixMarketInfo local;
+    MatrixMarketInfo* i = info != nullptr ? info : &local;
+    Csr<T> a = parse<T>(load(in, name), name, require_square, i);
+    if (i->duplicates > 0)
+        std::fprintf(stderr,
+                     "%s: warning: %lld duplicate entr%s (a row and column given again) summed, "
+                     "as SciPy's and MATLAB's readers do\n",
+                     name.c_str(), static_cast<long long>(i->duplicates),
+                     i->duplicates == 1 ? "y" : "ies");
+    return a;
 }
 
 template <typename T>
 Csr<T> read_matrix_market(const std::string& path, bool require_square, MatrixMarketInfo* info)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw std::invalid_argument("'" + path +
+                                    "' is a directory, expected a Matrix Market file (.mtx or "
+                                    ".mtx.gz)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw std::system_error(errno ? errno : ENOENT, std::generic_category(),

@@ -23,14 +23,18 @@ struct MatrixMarketInfo {
     index_type num_rows = 0;
     index_type num_cols = 0;
     std::int64_t entries = 0;  // entries stored in the file (one triangle for symmetric files)
+    std::int64_t duplicates = 0;  // entries that repeated a row and column and were summed
 };
 
 /// Reads a coordinate Matrix Market file (optionally gzip-compressed, detected by content) into
 /// a general CSR matrix with sorted columns: symmetric and skew-symmetric files are expanded
-/// to both triangles; pattern entries get the value 1; duplicate entries are summed.
+/// to both triangles; pattern entries get the value 1; duplicate entries are summed (the format
+/// does not define them; SciPy and MATLAB sum them too), with a warning on stderr that names the
+/// file and their number.
 /// `require_square`: reject non-square matrices. `info`, when given, receives the header facts.
-/// Throws matrix_market_error naming the file, the line and what was expected; std::system_error
-/// when the file cannot be opened.
+/// Throws matrix_market_error naming the file, the line and what was expected (also for a size
+/// line too large for the memory this process can allocate); std::invalid_argument for a
+/// directory; std::system_error when the file cannot be opened.
 template <typename T>
 Csr<T> read_matrix_market(const std::string& path, bool require_square = false,
                           MatrixMarketInfo* info = nullptr);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -14,16 +15,21 @@ namespace kbench {
 
 std::string gpu_unavailable_reason()
 {
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+        return "no usable GPU: no NVIDIA driver is loaded on this machine";
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky error state
-        return fmt::format("no usable CUDA device ({}: {})", cudaGetErrorName(status),
+    if (status != cudaSuccess) cudaGetLastError();  // clear the sticky error state
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0))
+        return visible != nullptr ? fmt::format("no usable GPU: the driver shows none "
+                                                "(CUDA_VISIBLE_DEVICES='{}')",
+                                                visible)
+                                  : "no usable GPU: the driver shows none";
+    if (status != cudaSuccess)
+        return fmt::format("no usable GPU ({}: {})", cudaGetErrorName(status),
                            cudaGetErrorString(status));
-    }
-    if (count == 0) {
-        return "no CUDA device present";
-    }
     return {};
 }
 

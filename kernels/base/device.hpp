@@ -23,8 +23,8 @@ struct device_info {
     int runtime_version = 0;
 };
 
-/// Empty string when a CUDA device can be used; otherwise why not (no driver, no device, ...).
-/// Never throws.
+/// Empty string when a CUDA device can be used; otherwise why not, starting "no usable GPU"
+/// (no NVIDIA driver loaded, none visible to the driver, or the CUDA error). Never throws.
 std::string gpu_unavailable_reason();
 
 /// True when a CUDA device can be used. Never throws.
