@@ -180,3 +180,20 @@ else()
   message(STATUS "kbench: MPI not found: install the Debian package 'libopenmpi-dev'; the "
                  "distributed layer (solvers/distributed) and its tests are skipped")
 endif()
+
+# Optional: `kbench matrix fetch`, downloading SuiteSparse collection matrices
+# (matrices/suitesparse_fetch.hpp): libcurl for HTTP, libarchive for the .tar.gz
+# (KBENCH_HAVE_SUITESPARSE_FETCH). Without them the command says which packages to install and
+# its tests are skipped.
+find_package(CURL QUIET)
+find_package(LibArchive QUIET)
+if(CURL_FOUND AND LibArchive_FOUND)
+  set(KBENCH_HAVE_SUITESPARSE_FETCH ON)
+  message(STATUS "kbench: libcurl ${CURL_VERSION_STRING} and libarchive ${LibArchive_VERSION}: "
+                 "`kbench matrix fetch` is built")
+else()
+  set(KBENCH_HAVE_SUITESPARSE_FETCH OFF)
+  message(STATUS "kbench: libcurl or libarchive not found: install the Debian packages "
+                 "'libcurl4-openssl-dev' and 'libarchive-dev'; `kbench matrix fetch` is "
+                 "left out (it says so) and its tests are skipped")
+endif()

@@ -232,7 +232,7 @@ nlohmann::json run_bicgstab_study(const BicgstabRunOptions& o, const std::string
         throw std::invalid_argument("BiCGSTAB runs: repetitions = " +
                                     std::to_string(o.repetitions) + ", expected >= 1");
     std::optional<std::regex> filter = compile_filter(o.filter);
-    const MatrixSet set = load_matrix_set(o.source.set, resolve_matrix_dir(o.source.matrix_dir));
+    const MatrixSet set = load_source_set(o.source);
     nlohmann::json doc = make_results_document(kbench_context(id, o.source, set, machine, false));
     doc["context"]["kbench"]["bicgstab"] = {{"precisions", o.precisions},
                                             {"iterations", o.solve.timing_mode

@@ -498,7 +498,7 @@ json run_block_speedup_study(const StudyRun& run)
         return doc;
     }
     validate(run.options);
-    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    const MatrixSet set = load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     // Each point is whole solves (milliseconds to seconds each) after a warm-up; the study's
     // device time allows one timed solve per point.
@@ -584,7 +584,7 @@ json run_block_speedup_study(const StudyRun& run)
 json run_vanbody_study(const StudyRun& run)
 {
     validate(run.options);
-    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    const MatrixSet set = load_source_set(run.source);
     if (set.matrices.size() != 1)
         throw std::invalid_argument(fmt::format(
             "boman2022/vanbody: matrix set '{}' has {} matrices, expected 1 (the stand-in for "

@@ -180,6 +180,7 @@ void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Cs
                 std::to_string(p.s), "--repetitions", std::to_string(reps), "--json", file};
             if (!run.source.matrix_dir.empty())
                 argv.insert(argv.end(), {"--matrix-dir", run.source.matrix_dir});
+            if (run.source.real) argv.push_back("--real");
             std::cerr << "kbench: " << name << "\n";
             const json worker = run_mpi_worker(argv, file);
             if (worker.contains("error")) {
@@ -221,7 +222,7 @@ json run_ca_gmres_study(const StudyRun& run)
         return doc;
     }
     validate(run.options);
-    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    const MatrixSet set = load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     doc["context"]["kbench"]["yamazaki2014_ca_gmres"] = {
         {"tolerance", fig14::tolerance},
@@ -271,7 +272,7 @@ json run_ca_gmres_study(const StudyRun& run)
 json run_ca_tsqr_error_study(const StudyRun& run)
 {
     validate(run.options);
-    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    const MatrixSet set = load_source_set(run.source);
     if (set.matrices.empty())
         throw std::invalid_argument("yamazaki2014/fig13: matrix set '" + run.source.set +
                                     "' is empty, expected the stand-in for G3_circuit first");

@@ -164,7 +164,7 @@ void note_matrix(json& doc, const MatrixEntry& entry, const json& e)
 
 MatrixSet load(const StudyRun& run)
 {
-    return load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    return load_source_set(run.source);
 }
 
 /// Where the hypergraph partition of `entry` (at rows_per_rank rows per rank, 0: the set's
@@ -202,6 +202,7 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
                              r.partition, "--scheme", r.scheme, "--repetitions",
                              std::to_string(repetitions), "--json", json_file});
     if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
+    if (source.real) argv.push_back("--real");
     if (r.rows_per_rank > 0)
         argv.insert(argv.end(), {"--rows-per-rank", std::to_string(r.rows_per_rank)});
     if (r.write_solution) argv.insert(argv.end(), {"--solution", json_file + ".x"});

@@ -53,6 +53,7 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
         argv.insert(argv.end(), {"--steps", list});
     }
     if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
+    if (source.real) argv.push_back("--real");
     return argv;
 }
 
@@ -173,7 +174,7 @@ json run_mpk_time(const StudyRun& run)
     if (mpi_launcher().empty())
         throw std::runtime_error(run.id + ": kbench was built without MPI (libopenmpi-dev)");
     const MatrixSet set =
-        load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+        load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     const int repetitions = std::min(run.options.repetitions, 10);
     const std::vector<int> counts = gpu_rank_counts();

@@ -232,8 +232,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
 {
     validate(options.run);
     std::optional<std::regex> filter = compile_filter(options.filter);
-    const std::string dir = resolve_matrix_dir(options.source.matrix_dir);
-    const MatrixSet set = load_matrix_set(options.source.set, dir);
+    const MatrixSet set = load_source_set(options.source);
     nlohmann::json doc =
         make_results_document(kbench_context(id, options.source, set, machine, options.run.cold));
     const models::SpmvMachine figures =
@@ -264,7 +263,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
 nlohmann::json run_stats_study(const MatrixSource& source, const std::string& id,
                                const MachineProfile* machine)
 {
-    const MatrixSet set = load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir));
+    const MatrixSet set = load_source_set(source);
     nlohmann::json doc = make_results_document(kbench_context(id, source, set, machine, false));
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,

@@ -1,4 +1,4 @@
-// `kbench matrix stats|generate|convert`: Matrix Market utilities.
+// `kbench matrix stats|generate|convert`: Matrix Market utilities (`fetch`: cli_matrix_fetch.cpp).
 #include "harness/cli.hpp"
 #include "harness/study_context.hpp"
 #include "kernels/spmv_operator.hpp"
@@ -108,11 +108,12 @@ void add_convert(CLI::App* matrix)
 void add_matrix_command(CLI::App& app)
 {
     auto* matrix = app.add_subcommand("matrix", "Matrix utilities (subcommands: stats, generate, "
-                                                "convert)");
+                                                "convert, fetch)");
     matrix->require_subcommand(1);
     add_stats(matrix);
     add_generate(matrix);
     add_convert(matrix);
+    add_matrix_fetch_subcommand(matrix);
 }
 
 }  // namespace kbench::harness

@@ -37,6 +37,10 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
     sub->add_option("--matrix-dir", source.matrix_dir,
                     "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
         ->check(CLI::ExistingDirectory);
+    sub->add_flag("--real", source.real,
+                  "use the SuiteSparse matrices the set names (\"suitesparse\") where present "
+                  "in the matrix directory or <cache>/matrices (kbench matrix fetch --set), "
+                  "the stand-ins otherwise");
 }
 /// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials (defaults: those in `o`).
 void add_run_options(CLI::App* sub, RunOptions& o)

@@ -42,6 +42,8 @@ void add_solve_command(CLI::App& app)
     sub->add_option("--matrix-dir", a->run.source.matrix_dir,
                     "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
         ->check(CLI::ExistingDirectory);
+    sub->add_flag("--real", a->run.source.real,
+                  "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
     sub->add_option("--forms", a->forms, "comma-separated: reference, merged, graph")
         ->capture_default_str();
     sub->add_option("--spmv", a->kernels, "comma-separated SpMV operator policies (auto or a "

@@ -26,6 +26,8 @@ void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partiti
     sub->add_option("--matrix", a.matrix, "the entry of the set")->required();
     sub->add_option("--matrix-dir", a.source.matrix_dir,
                     "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
+    sub->add_flag("--real", a.source.real,
+                  "the set's SuiteSparse matrices where present (kbench reproduce --real)");
     sub->add_option("--partition", a.partition, partition_help)->capture_default_str();
     sub->add_option("--device", a.device, "cpu (one rank per core) or gpu (one GPU per rank)")
         ->capture_default_str();
@@ -39,7 +41,7 @@ void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partiti
 
 MatrixEntry find_matrix_entry(const MatrixSource& source, const std::string& name)
 {
-    const MatrixSet set = load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir));
+    const MatrixSet set = load_source_set(source);
     const auto entry = std::find_if(set.matrices.begin(), set.matrices.end(),
                                     [&](const MatrixEntry& e) { return e.name == name; });
     if (entry == set.matrices.end())

@@ -144,8 +144,8 @@ std::string resume_key(const StudyRun& run)
 {
     const GitInfo git = git_info(KBENCH_SOURCE_DIR);
     if (git.dirty || git.sha == "unknown") return {};
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", git.sha, run.id, run.source.set,
-                       run.source.matrix_dir, run.options.repetitions, gpu_count(),
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", git.sha, run.id, run.source.set,
+                       run.source.matrix_dir, run.source.real, run.options.repetitions, gpu_count(),
                        shared_gpus(), cpu_ranks());
 }
 

@@ -67,7 +67,7 @@ struct ScratchDir {
 
 /// The resume key of a study run's workers: the commit (git_info of the source tree) and
 /// everything of `run` and the machine that a worker's result depends on (id, matrix set and
-/// directory, repetitions, GPU count, KBENCH_SHARE_GPUS, CPU ranks). Empty, so no resuming,
+/// directory, --real, repetitions, GPU count, KBENCH_SHARE_GPUS, CPU ranks). Empty, so no resuming,
 /// when the tree has uncommitted changes or its commit is unknown: a result is reused only for
 /// the code that made it.
 std::string resume_key(const StudyRun& run);

@@ -43,6 +43,7 @@ std::vector<std::string> ncu_command(const ProfileOptions& options, const std::s
     if (!options.source.matrix_dir.empty()) {
         cmd.insert(cmd.end(), {"--matrix-dir", options.source.matrix_dir});
     }
+    if (options.source.real) cmd.push_back("--real");
     return cmd;
 }
 

@@ -1,8 +1,10 @@
 #include "harness/study_context.hpp"
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "harness/git_info.hpp"
+#include "harness/mpi_launch.hpp"
 #include "harness/results_json.hpp"
 #include "kernels/base/device.hpp"
 #include "matrices/stats.hpp"
@@ -32,6 +34,24 @@ void validate(const RunOptions& o)
         throw std::invalid_argument("--spmv-trials must be >= 1, got " + std::to_string(o.spmv_trials));
 }
 
+std::vector<std::string> real_matrix_dirs(const std::string& matrix_dir)
+{
+    std::vector<std::string> dirs;
+    const std::string dir = resolve_matrix_dir(matrix_dir);
+    if (!dir.empty()) dirs.push_back(dir);
+    const std::filesystem::path cache = cache_dir();
+    if (!cache.empty()) dirs.push_back((cache / "matrices").string());
+    return dirs;
+}
+
+MatrixSet load_source_set(const MatrixSource& source)
+{
+    MatrixSetOptions options;
+    options.real = source.real;
+    if (source.real) options.real_dirs = real_matrix_dirs(source.matrix_dir);
+    return load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir), options);
+}
+
 std::vector<std::string>& command_argv()
 {
     static std::vector<std::string> argv;
@@ -50,7 +70,8 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
     k["cache_mode"] = cold ? "cold" : "hot";
     k["matrix_set"] = {{"name", set.name},
                        {"manifest", set.manifest},
-                       {"matrix_dir", resolve_matrix_dir(source.matrix_dir)}};
+                       {"matrix_dir", resolve_matrix_dir(source.matrix_dir)},
+                       {"real", source.real}};
     k["matrices"] = nlohmann::json::object();
     return k;
 }
@@ -64,10 +85,15 @@ nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
     } catch (const nlohmann::json::exception&) {
         spec = entry.spec;
     }
-    return {{"stats", compute_stats(a, sellp)},
-            {"source", entry.source},
-            {"stands_for", entry.stands_for},
-            {"spec", spec}};
+    nlohmann::json m{{"stats", compute_stats(a, sellp)},
+                     {"source", entry.source},
+                     {"stands_for", entry.stands_for},
+                     {"spec", spec}};
+    if (!entry.suitesparse.empty()) {
+        m["suitesparse"] = entry.suitesparse;
+        m["matrix_used"] = entry.real ? "suitesparse" : "stand-in";
+    }
+    return m;
 }
 
 void for_each_matrix(const MatrixSet& set,

@@ -21,7 +21,17 @@ namespace kbench::harness {
 struct MatrixSource {
     std::string set = "default";  // shipped set name or manifest path
     std::string matrix_dir;        // --matrix-dir; empty = $KBENCH_MATRIX_DIR
+    bool real = false;             // --real: SuiteSparse matrices the set names, where present
 };
+
+/// Where real SuiteSparse matrices are looked for (and `kbench matrix fetch` puts them): the
+/// matrix directory (resolve_matrix_dir(matrix_dir)) when there is one, then
+/// <cache_dir()>/matrices when there is a cache directory.
+std::vector<std::string> real_matrix_dirs(const std::string& matrix_dir);
+
+/// load_matrix_set of `source`: its set, resolved matrix directory and, with source.real, the
+/// real matrices of real_matrix_dirs. Throws as load_matrix_set does.
+MatrixSet load_source_set(const MatrixSource& source);
 
 /// Options of every timed run: `kbench bench spmv`, `kbench reproduce` and the studies' runners.
 struct RunOptions {
@@ -49,7 +59,9 @@ std::vector<std::string>& command_argv();
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                               const MatrixSet& set, const MachineProfile* machine, bool cold);
 
-/// The context.kbench.matrices entry of a matrix: {stats, source, stands_for, spec}.
+/// The context.kbench.matrices entry of a matrix: {stats, source, stands_for, spec}, and for an
+/// entry that names a SuiteSparse matrix, "suitesparse" (its GROUP/NAME) and "matrix_used":
+/// "suitesparse" (the real matrix, at spec.file) or "stand-in".
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
                               const SellpParams& sellp);
 

@@ -3,6 +3,7 @@
 
 #include "matrices/generators.hpp"
 #include "matrices/mm_io.hpp"
+#include "matrices/suitesparse_index.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -266,6 +267,17 @@ std::string manifest_path(const std::string& path_or_name)
         path_or_name, names));
 }
 
+json read_manifest(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot open manifest", path));
+    try {
+        return json::parse(in);
+    } catch (const json::parse_error& e) {
+        throw std::invalid_argument(fmt::format("{}: invalid JSON: {}", path, e.what()));
+    }
+}
+
 }  // namespace
 
 std::string resolve_matrix_dir(const std::string& cli_value)
@@ -275,19 +287,47 @@ std::string resolve_matrix_dir(const std::string& cli_value)
     return env == nullptr ? std::string{} : std::string{env};
 }
 
-MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir)
+std::string find_real_matrix(const std::string& suitesparse_id,
+                             const std::vector<std::string>& dirs)
+{
+    const std::string name = split_suitesparse_id(suitesparse_id).second;
+    for (const std::string& dir : dirs) {
+        if (dir.empty()) continue;
+        const fs::path p = fs::path(dir) / (name + ".mtx");
+        if (fs::is_regular_file(p)) return p.string();
+    }
+    return {};
+}
+
+std::vector<std::string> suitesparse_ids_of_set(const std::string& path_or_name)
 {
     const std::string path = manifest_path(path_or_name);
-    json doc;
-    {
-        std::ifstream in(path);
-        if (!in) throw std::invalid_argument(fmt::format("{}: cannot open manifest", path));
-        try {
-            in >> doc;
-        } catch (const json::parse_error& e) {
-            throw std::invalid_argument(fmt::format("{}: invalid JSON: {}", path, e.what()));
+    const json doc = read_manifest(path);
+    std::vector<std::string> ids;
+    if (!doc.is_object() || !doc.contains("matrices") || !doc["matrices"].is_array()) return ids;
+    for (const json& e : doc["matrices"]) {
+        if (!e.is_object() || !e.contains("suitesparse")) continue;
+        const json& id = e["suitesparse"];
+        if (!id.is_string()) {
+            throw std::invalid_argument(
+                fmt::format("{}: \"suitesparse\" must be a string GROUP/NAME, got {}", path,
+                            id.dump()));
         }
+        try {
+            split_suitesparse_id(id);
+        } catch (const std::invalid_argument& err) {
+            throw std::invalid_argument(fmt::format("{}: {}", path, err.what()));
+        }
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     }
+    return ids;
+}
+
+MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir,
+                          const MatrixSetOptions& options)
+{
+    const std::string path = manifest_path(path_or_name);
+    const json doc = read_manifest(path);
     auto fail = [&](const std::string& msg) {
         throw std::invalid_argument(fmt::format("{}: {}", path, msg));
     };
@@ -323,15 +363,30 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
         }
         for (const auto& [key, value] : e.items()) {
             static const std::set<std::string> known{"name", "file", "generator", "params",
-                                                     "stands_for"};
+                                                     "stands_for", "suitesparse"};
             if (known.count(key) == 0) {
                 bad(fmt::format("unknown key \"{}\" (expected name, file, generator, params, "
-                                "stands_for)",
+                                "stands_for, suitesparse)",
                                 key));
             }
         }
         MatrixEntry entry;
         entry.name = e["name"];
+        std::string real_file;
+        if (e.contains("suitesparse")) {
+            if (!e["suitesparse"].is_string()) bad("\"suitesparse\" must be a string GROUP/NAME");
+            entry.suitesparse = e["suitesparse"];
+            try {
+                split_suitesparse_id(entry.suitesparse);
+            } catch (const std::invalid_argument& err) {
+                bad(err.what());
+            }
+            if (options.real) real_file = find_real_matrix(entry.suitesparse, options.real_dirs);
+        }
+        // The stand-in's files need not exist when the real matrix replaces it.
+        auto resolve = [&](const std::string& file) {
+            return real_file.empty() ? resolve_file(file, matrix_dir, where) : std::string{};
+        };
         if (!seen.insert(entry.name).second) bad("duplicate matrix name");
         if (e.contains("stands_for")) {
             if (!e["stands_for"].is_string()) bad("\"stands_for\" must be a string");
@@ -343,7 +398,7 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
             if (!e["file"].is_string()) bad("\"file\" must be a string");
             if (e.contains("params")) bad("a file entry takes no \"params\"");
             entry.source = "file";
-            entry.file = resolve_file(e["file"], matrix_dir, where);
+            entry.file = resolve(e["file"]);
         } else {
             if (!e["generator"].is_string()) bad("\"generator\" must be a string");
             entry.source = e["generator"];
@@ -358,10 +413,19 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
             const json& params = e["params"];
             check_generator_params(entry.source, params, bad);
             if (entry.source == "replicate") {
-                entry.file = resolve_file(params["file"], matrix_dir, where);
+                entry.file = resolve(params["file"]);
             }
         }
-        entry.spec = e.dump();
+        json spec = e;
+        spec.erase("suitesparse");
+        entry.spec = spec.dump();
+        if (!real_file.empty()) {  // what is built: the real matrix, not the stand-in
+            entry.source = "file";
+            entry.file = real_file;
+            entry.real = true;
+            entry.spec = json{{"name", entry.name}, {"suitesparse", entry.suitesparse},
+                              {"file", real_file}}.dump();
+        }
         set.matrices.push_back(std::move(entry));
     }
     return set;

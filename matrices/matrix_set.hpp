@@ -15,7 +15,10 @@
 //     mean: geometric only, exponent: power_law only, bandwidth >= 0, seed optional, default 1),
 //   banded (n, K, d, seed optional, default 1, signs = "random" | "negative", optional, default
 //     "random": the off-diagonal signs, see BandedSigns).
-// Each entry has a non-empty unique "name", exactly one of "file" / "generator", "params" for
+// Each entry has a non-empty unique "name", exactly one of "file" / "generator" (the stand-in),
+// an optional "suitesparse": "GROUP/NAME" naming the paper's own matrix in the SuiteSparse
+// collection (used instead of the stand-in when the set is loaded with real matrices and
+// NAME.mtx is present: MatrixSetOptions; `kbench matrix fetch --set` downloads them), "params" for
 // generators (integers >= 1 for sizes, numbers for wx/wy/wz, numbers > 0 for mean, exponent and
 // d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors) and an optional
 // "stands_for" string. Checks involving several parameters are made at load time too, as the
@@ -32,13 +35,23 @@
 
 namespace kbench {
 
-/// One entry of a matrix set. `spec` holds the manifest entry as JSON text.
+/// One entry of a matrix set. `spec` holds the manifest entry as JSON text, without its
+/// "suitesparse" key (so that the stand-in's spec, and what is keyed on it, is the same with or
+/// without one); for a real entry, {"name", "suitesparse", "file"} of the matrix used.
 struct MatrixEntry {
     std::string name;
-    std::string source;      // "file" or a generator name
+    std::string source;      // "file" (also a real SuiteSparse matrix) or a generator name
     std::string file;        // resolved path for "file" and "replicate" entries, else empty
     std::string stands_for;  // which paper matrix this one stands in for (may be empty)
     std::string spec;        // the manifest entry (JSON text) for the results' context
+    std::string suitesparse; // "GROUP/NAME" of the paper's own matrix, or empty
+    bool real = false;       // true: `file` is that SuiteSparse matrix, used instead of the stand-in
+};
+
+/// How load_matrix_set treats entries that name a SuiteSparse matrix.
+struct MatrixSetOptions {
+    bool real = false;  // use NAME.mtx of the first of real_dirs that has it instead of the stand-in
+    std::vector<std::string> real_dirs;  // where to look (empty strings are skipped)
 };
 
 struct MatrixSet {
@@ -58,8 +71,23 @@ std::string resolve_matrix_dir(const std::string& cli_value);
 /// message names the parameter), duplicate names, a file entry without a matrix directory (the
 /// message says to pass --matrix-dir or set KBENCH_MATRIX_DIR) or whose file does not exist
 /// (the message gives the full path), and for a name that is no file and no shipped set (the
-/// message lists the shipped sets). Files are checked here, not read.
-MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir);
+/// message lists the shipped sets), and for a "suitesparse" value that is not "GROUP/NAME".
+/// Files are checked here, not read. With options.real, an entry whose NAME.mtx is in one of
+/// options.real_dirs becomes a file entry of that file with `real` set (its stand-in is still
+/// checked, except that a stand-in's file need not exist); other entries keep their stand-in.
+MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir,
+                          const MatrixSetOptions& options = {});
+
+/// The "suitesparse" ids ("GROUP/NAME") the entries of a set name, in manifest order, without
+/// duplicates. The set is found as load_matrix_set finds it; only its JSON is read (no file of
+/// the set needs to exist). Throws std::invalid_argument naming the manifest for a name that is
+/// no set, invalid JSON, or a "suitesparse" value that is not a string GROUP/NAME.
+std::vector<std::string> suitesparse_ids_of_set(const std::string& path_or_name);
+
+/// The path of NAME.mtx for SuiteSparse id "GROUP/NAME" in the first of `dirs` that has it,
+/// else empty. Throws std::invalid_argument for a malformed id.
+std::string find_real_matrix(const std::string& suitesparse_id,
+                             const std::vector<std::string>& dirs);
 
 /// The generators of set entries and `kbench matrix generate`, one per line, each followed by
 /// its parameters (name, accepted values, "(optional)" where it may be left out).

@@ -26,5 +26,10 @@ pkgs=(zlib1g-dev libfmt-dev libfmt9 nlohmann-json3-dev libeigen3-dev libcli11-de
       # Scotch, ~1.5 MB (OpenMPI and zlib/bzip2/xz, which they link, are on the GPU host already;
       # trilinos-dev is the headers' version file, which `dpkg -i` needs)
       libtrilinos-zoltan-dev libtrilinos-zoltan-13.2 trilinos-dev libptscotch-7.0 libscotch-7.0)
+# Not bundled: libcurl4-openssl-dev and libarchive-dev (optional, `kbench matrix fetch`). A GPU
+# host without network cannot download matrices anyway, and Debian 12's libcurl would drag its
+# TLS/LDAP/SSH libraries onto an Ubuntu image; fetch the matrices on a connected machine
+# (kbench matrix fetch --set S --matrix-dir DIR) and carry DIR as KBENCH_MATRIX_DIR. Without
+# them CMake leaves `matrix fetch` out (it says which packages to install) and skips its tests.
 apt-get download "${pkgs[@]}"
 ls -1 "$PWD"/*.deb

@@ -63,6 +63,7 @@ std::map<std::string, Measured> profile_form(const std::string& form, const Stud
         "--no-machine", "--detailed", "--filter", "/" + matrix + "$", "--json", json_out};
     if (!run.source.matrix_dir.empty())
         cmd.insert(cmd.end(), {"--matrix-dir", run.source.matrix_dir});
+    if (run.source.real) cmd.push_back("--real");
     fmt::print(stderr, "kbench: {}\n", join(cmd, " "));
     const ProcessResult ncu = run_process(cmd, true);
     fs::remove(json_out);
@@ -114,7 +115,7 @@ nlohmann::json traffic_entry(const std::string& form, const std::string& kernel,
 
 nlohmann::json run_table1(const StudyRun& run)
 {
-    const MatrixSet set = load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+    const MatrixSet set = load_source_set(run.source);
     if (set.matrices.empty())
         throw std::invalid_argument("anzt2015/table1: matrix set '" + run.source.set +
                                     "' is empty, expected one matrix");

@@ -212,7 +212,7 @@ json run_mpk_model(const StudyRun& run)
         return doc;
     }
     const MatrixSet set =
-        load_matrix_set(run.source.set, resolve_matrix_dir(run.source.matrix_dir));
+        load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, nullptr, false));
     json& k = doc["context"]["kbench"];
     json& section = k["mpk_model"];

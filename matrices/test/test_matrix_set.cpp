@@ -2,6 +2,7 @@
 #include "matrices/matrix_set.hpp"
 
 #include "matrices/generators.hpp"
+#include "matrices/suitesparse_index.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -412,6 +413,49 @@ TEST(MatrixSet, SpmvStressSetIsLargeButBounded)
     EXPECT_GE(small, 3);
     EXPECT_GE(banded_entries, 3);
     EXPECT_EQ(distributions, (std::set<std::string>{"geometric", "power_law", "uniform"}));
+}
+
+// Every "suitesparse" matrix a shipped set names is in the shipped collection index.
+TEST(MatrixSet, ShippedSetsNameIndexedSuiteSparseMatrices)
+{
+    const auto index = load_suitesparse_index(shipped_suitesparse_index());
+    std::size_t named = 0;
+    for (const std::string& set : shipped_matrix_sets()) {
+        for (const std::string& id : suitesparse_ids_of_set(set)) {
+            const auto [group, name] = split_suitesparse_id(id);
+            EXPECT_NO_THROW(find_suitesparse_entry(index, group, name, "shipped")) << set;
+            ++named;
+        }
+    }
+    EXPECT_GE(named, 10u);
+    const auto yamazaki = suitesparse_ids_of_set("yamazaki2014");
+    for (const char* id : {"AMD/G3_circuit", "Williams/cant", "Dziekonski/dielFilterV2real"})
+        EXPECT_NE(std::find(yamazaki.begin(), yamazaki.end(), id), yamazaki.end()) << id;
+}
+
+TEST(MatrixSet, SuiteSparseKeyIsChecked)
+{
+    const std::string bad = write_manifest(
+        "bad_suitesparse", R"({"name": "x", "matrices": [{"name": "a", "generator": "trefethen",
+        "params": {"n": 5}, "suitesparse": "G3_circuit"}]})");
+    const std::string e = load_error(bad);
+    EXPECT_NE(e.find("entry 0 ('a'): SuiteSparse matrix 'G3_circuit': expected GROUP/NAME"),
+              std::string::npos)
+        << e;
+    const std::string not_string = write_manifest(
+        "suitesparse_not_string", R"({"name": "x", "matrices": [{"name": "a",
+        "generator": "trefethen", "params": {"n": 5}, "suitesparse": 3}]})");
+    EXPECT_NE(load_error(not_string).find("\"suitesparse\" must be a string GROUP/NAME"),
+              std::string::npos);
+    // Without real matrices requested, the entry is its stand-in.
+    const std::string ok = write_manifest(
+        "good_suitesparse", R"({"name": "x", "matrices": [{"name": "a", "generator": "trefethen",
+        "params": {"n": 5}, "suitesparse": "JGD_Trefethen/Trefethen_2000"}]})");
+    const MatrixSet set = load_matrix_set(ok, "");
+    EXPECT_EQ(set.matrices.at(0).source, "trefethen");
+    EXPECT_EQ(set.matrices.at(0).suitesparse, "JGD_Trefethen/Trefethen_2000");
+    EXPECT_FALSE(set.matrices.at(0).real);
+    EXPECT_EQ(suitesparse_ids_of_set(ok), std::vector<std::string>{"JGD_Trefethen/Trefethen_2000"});
 }
 
 }  // namespace
