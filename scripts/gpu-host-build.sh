@@ -5,7 +5,7 @@
 # configured against them and built with every core. Source it, so that LD_LIBRARY_PATH (the
 # bundled shared libraries, which Zoltan's own dependencies need at run time) stays set:
 #   . scripts/gpu-host-build.sh [DIR] [BUILD_DIR]      (defaults: .deps, build)
-# The tree's commit is passed as KBENCH_GIT_SHA (a copied tree has no .git; README "Results").
+# The tree's commit is passed as KBENCH_GIT_SHA (a copied tree has no .git; docs/usage.md "Results").
 # KBENCH_MATRIX_DIR, when set, is also the tests' matrix directory (-DKBENCH_MATRIX_DIR): the
 # default, ../shared/matrices, is not there on such a host.
 _kb_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

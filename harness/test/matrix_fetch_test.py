@@ -16,6 +16,9 @@ from tiny generated matrices, with the test's own index, and runs one case:
   mismatch      the matrix differs from its index entry: the sizes named
   offline       connection refused on a closed port: the URL and curl's message named
   set           --set of a manifest naming two matrices fetches both
+  real          after a fetch, `reproduce --real` of a model id (yamazaki2014/fig6, no GPU) runs
+                on the fetched matrix, and its results say so per matrix; without --real, on
+                the stand-in
 Exits 0 when the case behaves, 1 with what went wrong otherwise.
 """
 import functools
@@ -201,6 +204,30 @@ def main():
         expect_ok(p)
         expect(os.path.isfile(tiny_out) and os.path.isfile(os.path.join(mdir, "second.mtx")),
                "not both matrices fetched")
+    elif case == "real":
+        manifest = os.path.join(work, "real_set.json")
+        with open(manifest, "w") as f:
+            json.dump({"name": "real_set", "matrices": [
+                {"name": "stand_in", "generator": "laplacian_2d_5pt", "params": {"nx": 8, "ny": 8},
+                 "suitesparse": "Test/second"}]}, f)
+        expect_ok(fetch("--set", manifest))
+        for real, used, rows in ((True, "suitesparse", 9), (False, "stand-in", 64)):
+            results = os.path.join(work, "results-real" if real else "results-stand-in")
+            cmd = [kbench, "reproduce", "yamazaki2014/fig6", "--set", manifest, "--matrix-dir",
+                   mdir, "--results-dir", results] + (["--real"] if real else [])
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+            print(f"$ {' '.join(cmd)}\n[exit {p.returncode}]\n{p.stderr[-2000:]}")
+            expect_ok(p)
+            try:
+                with open(os.path.join(results, "model", "yamazaki2014", "fig6",
+                                       "results.json")) as f:
+                    m = json.load(f)["context"]["kbench"]["matrices"]["stand_in"]
+                expect(m.get("matrix_used") == used, f"matrix_used {m.get('matrix_used')}, "
+                                                     f"expected {used}")
+                n = m.get("stats", {}).get("num_rows")
+                expect(n == rows, f"{n} rows, expected {rows}")
+            except (OSError, KeyError, ValueError) as e:
+                failures.append(f"results of {'--real' if real else 'the stand-in'}: {e}")
     else:
         failures.append(f"unknown case {case!r}")
     server.stop()
