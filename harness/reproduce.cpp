@@ -243,6 +243,25 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
     return status;
 }
 
+/// Runs analysis/scoreboard.py over `results_root` (<root>/models.md: every model against its
+/// measurements, written only when it changes); 1 when it fails.
+int write_scoreboard(const std::string& results_root, Summary& summary)
+{
+    const std::string script =
+        (fs::path(KBENCH_SOURCE_DIR) / "analysis" / "scoreboard.py").string();
+    const ProcessResult p =
+        run_process({python_interpreter(), script, "--results-root", results_root}, true);
+    std::istringstream lines(p.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("wrote ", 0) == 0) ++summary.files_written;
+        fmt::print(stderr, "kbench: {}\n", line);
+    }
+    if (p.exit_code == 0) return 0;
+    fmt::print(stderr, "kbench: error: scoreboard.py failed (exit {}) for {}\n", p.exit_code,
+               results_root);
+    return 1;
+}
+
 }  // namespace
 
 int run_reproduce(const ReproduceOptions& options)
@@ -269,6 +288,7 @@ int run_reproduce(const ReproduceOptions& options)
     }
     if (!runnable.empty())
         status = std::max(status, run_studies(options, runnable, facts, summary));
+    status = std::max(status, write_scoreboard(options.results_root, summary));
     fmt::print(stderr,
                "kbench: summary: {} id{}: {} ran, {} rendered from stored results ({} file{} "
                "changed), {} skipped, {} failed\n",

@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 import numpy as np
 
 import kbench_results
+from model_point import ModelPoint
 from report import (NA, fmt, fmt_int, fmt_pct, geomean, gpu_title, header_block,
                     markdown_table, missing, new_figure, write_outputs)
 
@@ -846,6 +847,42 @@ def render_table1(res: kbench_results.Results, out_dir: str) -> List[str]:
         text += _traffic_saving(res, unit)
     return write_outputs(out_dir, text, lambda: _table1_figure(res, unit))
 
+
+# ---------------------------------------------------------------- model points
+def table1_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """Every kernel row of table1 (both forms, SpMVs included, sums left out): the model's bytes
+    per iteration (reads + writes, models/bicgstab_model.hpp after anzt2015 Sec. 3.3, Table 1)
+    and the DRAM bytes Nsight Compute measured."""
+    out = []
+    for form in TRAFFIC_FORMS:
+        for r in traffic_rows(res, form):
+            out.append(ModelPoint(
+                "BiCGSTAB DRAM traffic per iteration (models/bicgstab_model.hpp)",
+                f"{form}/{r.get('kernel', NA)}",
+                _num(r.get("model_bytes_read")) + _num(r.get("model_bytes_written")),
+                _num(r.get("measured_bytes_read")) + _num(r.get("measured_bytes_written")),
+                "bytes"))
+    return out
+
+
+def table5_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The model cells of table5's per-iteration tables: per precision, matrix and form, the
+    absolute time model's seconds per iteration (models/bicgstab_model.hpp) and the solve's
+    measured median seconds per iteration."""
+    out = []
+    for prec in _precisions(_of_kind(res, "solve") + _of_kind(res, "prediction")):
+        for r in improvement_rows(res, prec):
+            for f in FORMS:
+                out.append(ModelPoint("BiCGSTAB time per iteration (models/bicgstab_model.hpp)",
+                                      f"{prec}/{r['matrix']}/{FORM_LABELS[f]}", r["model"][f],
+                                      r["t"][f], "s"))
+    return out
+
+
+MODEL_POINTS = {
+    "anzt2015/table1": table1_model_points,
+    "anzt2015/table5": table5_model_points,
+}
 
 RENDERERS = {
     "anzt2015/table1": render_table1,

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 import kbench_results
+from model_point import ModelPoint
 from report import (NA, fmt, fmt_int, fmt_pct, geomean, gpu_title, header_block,
                     markdown_table, missing, new_figure, write_outputs)
 
@@ -461,6 +462,23 @@ def render_table3(res: kbench_results.Results, out_dir: str) -> List[str]:
         text += "".join(f"- {r.run_name}: {r.error_message}\n" for r in errors.itertuples())
     return write_outputs(out_dir, text, lambda: _table3_figure(res, precisions))
 
+
+def table3_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The rows of every precision's "Model vs measured" table of table3: per modeled kernel and
+    matrix, the predicted time (counter model_us, models/spmv_time.hpp) and the measured median
+    time, in us."""
+    b = res.benchmarks
+    spmv = b[b["study"] == "spmv"]
+    out = []
+    for prec in sorted(spmv["precision"].dropna().unique(), key=lambda p: p != "double"):
+        for r in _modeled(_spmv(res, prec)).itertuples():
+            out.append(ModelPoint("SpMV time (models/spmv_time.hpp)",
+                                  f"{prec}/{r.kernel}/{r.matrix}", float(r.model_us),
+                                  float(r.time_us), "us"))
+    return out
+
+
+MODEL_POINTS = {"anzt2015/table3": table3_model_points}
 
 RENDERERS = {
     "anzt2015/table2": render_table2,

@@ -18,6 +18,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 import kbench_results
+from model_point import ModelPoint
 from report import NA, fmt, geomean, header_block, markdown_table, missing, new_figure, write_outputs
 
 MODEL_TARGET = 0.15  # the issue's goal: modeled block speedup within 15 % on the GPU
@@ -37,6 +38,11 @@ def groups(es: List[Dict[str, Any]]) -> Dict[Tuple[str, str, Any], List[Dict[str
     for e in es:
         out.setdefault((e.get("device"), e.get("matrix"), e.get("restart")), []).append(e)
     return {k: sorted(v, key=lambda e: e.get("s", 0)) for k, v in out.items()}
+
+
+def with_speedup(es: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The entries of `es` with a measured block speedup (BGMRES converged)."""
+    return [e for e in es if not missing(e.get("speedup_block"))]
 
 
 def argmax_s(es: List[Dict[str, Any]], field: str) -> Optional[int]:
@@ -172,7 +178,7 @@ def render_model(res: kbench_results.Results, out_dir: str) -> List[str]:
     text += "\n## Optimal s and model error\n\n"
     table = []
     for (dev, mat, r), es in groups(entries(res, "speedup")).items():
-        measured = [e for e in es if not missing(e.get("speedup_block"))]
+        measured = with_speedup(es)
         s_grid = [e["s"] for e in es if not e.get("skipped")]
         best = argmax_s(measured, "speedup_block")
         pred = argmax_s(measured, "model_speedup_block")
@@ -231,6 +237,29 @@ def render_vanbody(res: kbench_results.Results, out_dir: str) -> List[str]:
         return fig
     return write_outputs(out_dir, text, make)
 
+
+# model field of a speedup entry -> what it models (render_model's two "max error %" columns)
+MODEL_FIELDS = {"model_speedup_block": "Block GMRES speedup",
+                "model_speedup_block_s1": "Block GMRES speedup (s = 1 counts)"}
+
+
+def model_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The points of render_model's "max error %" columns: per device, matrix, restart and s
+    with a measured block speedup T(s x GMRES) / T(BGMRES), each model's block speedup
+    (models/block_gmres_model.hpp, boman2022's latency-bandwidth model, calibrated per device
+    and matrix) next to it; the device is part of the model's name."""
+    out = []
+    for (dev, _, _), es in groups(entries(res, "speedup")).items():
+        for e in with_speedup(es):
+            for field, what in MODEL_FIELDS.items():
+                if not missing(e.get(field)):
+                    out.append(ModelPoint(f"{what} on the {str(dev).upper()} "
+                                          "(models/block_gmres_model.hpp)", str(e.get("name")),
+                                          float(e[field]), float(e["speedup_block"]), "x"))
+    return out
+
+
+MODEL_POINTS = {"boman2022/model": model_model_points}
 
 RENDERERS = {
     "boman2022/speedup": render_speedup,

@@ -22,6 +22,7 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import kbench_results
+from model_point import ModelPoint
 from report import (NA, fmt, fmt_int, geomean, gpu_title, header_block, markdown_table, missing,
                     new_figure, write_outputs)
 
@@ -324,11 +325,17 @@ def render_table3(res: kbench_results.Results, out_dir: str) -> List[str]:
 
 
 # ---------------------------------------------------------------- li2012/fig4, fig5
-def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]:
-    es = entries(res, figure)
+def sweep(es: List[Entry], figure: str) -> Tuple[str, List[int], Dict[Tuple[Any, Any], Entry]]:
+    """The swept parameter of fig4 ("n") or fig5 ("K"), its values ascending, and the entries
+    by (method, value)."""
     key = "n" if figure == "fig4" else "K"
     xs = sorted({int(e[key]) for e in es if isinstance(e.get(key), int)})
-    by = {(e.get("method"), e.get(key)): e for e in es}
+    return key, xs, {(e.get("method"), e.get(key)): e for e in es}
+
+
+def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]:
+    es = entries(res, figure)
+    key, xs, by = sweep(es, figure)
     methods = [m for m in METHODS if any(e.get("method") == m for e in es)]
     ctx = study_ctx(res)
     other = "K" if key == "n" else "n"  # the parameter held fixed, read from the entries
@@ -544,6 +551,47 @@ def render_mixed(res: kbench_results.Results, out_dir: str) -> List[str]:
         return fig
     return write_outputs(out_dir, text, make)
 
+
+# ---------------------------------------------------------------- model points
+def scaling_model_points(figure: str):
+    """fig4's or fig5's "SPIKE double on the device / model" column: per N (fig4) or K (fig5),
+    the modeled time of SPIKE+BiCGStab in double (models/spike_model.hpp) and its measured
+    time on the device (band copy left out), in s."""
+    def points(res: kbench_results.Results) -> List[ModelPoint]:
+        key, xs, by = sweep(entries(res, figure), figure)
+        out = []
+        for x in xs:
+            sd = by.get(("spike_double", x))
+            out.append(ModelPoint("SPIKE+BiCGStab time on the device (models/spike_model.hpp)",
+                                  f"spike_double/{'N' if key == 'n' else 'K'}={x}",
+                                  num(sd, "model_seconds"), num(sd, "device_seconds"), "s"))
+        return out
+    return points
+
+
+def fig6_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """fig6's "ms" and "model ms" columns: per detailed solve and phase, the modeled time
+    (models/spike_model.hpp) and the measured one, in s."""
+    return [ModelPoint("SPIKE+BiCGStab phase time (models/spike_model.hpp)",
+                       f"N={e.get('n')}/K={e.get('K')}/psize={psize_cell(e)}/{name}", m, t, "s")
+            for e in entries(res, "fig6") for name, t, m, _ in phase_rows(e)]
+
+
+def mixed_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """mixed's "speedup" and "model speedup" columns: time double / time mixed, modeled
+    (models/spike_model.hpp) and measured."""
+    return [ModelPoint("SPIKE mixed-precision speedup (models/spike_model.hpp)",
+                       f"N={e.get('n')}/K={e.get('K')}/d={d_label(num(e, 'd'))}/{signs_of(e)}",
+                       num(e, "model_speedup"), num(e, "speedup"), "x")
+            for e in entries(res, "mixed")]
+
+
+MODEL_POINTS = {
+    "li2012/fig4": scaling_model_points("fig4"),
+    "li2012/fig5": scaling_model_points("fig5"),
+    "li2012/fig6": fig6_model_points,
+    "li2012/mixed": mixed_model_points,
+}
 
 RENDERERS = {
     "li2012/table1": render_table1,

@@ -20,6 +20,7 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 import kbench_results
+from model_point import ModelPoint
 from report import NA, fmt, fmt_int, fmt_pct, gpu_title, header_block, markdown_table, \
     new_figure, write_outputs
 
@@ -124,18 +125,29 @@ def run_table(e: Entry) -> str:
                            "max rel. error"], body)
 
 
-def model_points(rows: List[Entry]) -> List[Tuple[str, float]]:
-    """(label, model / measured) of every measured total: each s and each baseline."""
+def measured_totals(rows: List[Entry]) -> List[Tuple[str, Dict[str, Any]]]:
+    """(label, its measurement) of every measured total: each s and each baseline."""
     out = []
     for e in rows:
         if not ok(e):
             continue
         for p in steps(e):
-            out.append((f"{e.get('matrix')}, {run_label(e)}, s = {fmt_int(p.get('s'))}",
-                        model(p, "ratio")))
-        out.append((f"{e.get('matrix')}, {run_label(e)}, s SpMVs",
-                    model(e.get("baseline"), "ratio")))
+            out.append((f"{e.get('matrix')}, {run_label(e)}, s = {fmt_int(p.get('s'))}", p))
+        out.append((f"{e.get('matrix')}, {run_label(e)}, s SpMVs", e.get("baseline") or {}))
+    return out
+
+
+def model_points(rows: List[Entry]) -> List[Tuple[str, float]]:
+    """(label, model / measured) of every measured total that has a model."""
+    out = [(label, model(p, "ratio")) for label, p in measured_totals(rows)]
     return [(label, r) for label, r in out if not math.isnan(r)]
+
+
+def fig8_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The points of fig8's "Model vs measured" summary: the MPK model's time
+    (models/mpk_model.hpp) and the measured time of each s and of the s SpMVs, in s."""
+    return [ModelPoint("MPK time (models/mpk_model.hpp)", label, model(p), num(p, "seconds"),
+                       "s") for label, p in measured_totals(entries(res))]
 
 
 def model_summary(rows: List[Entry]) -> str:
@@ -265,6 +277,8 @@ def render_fig8(res: kbench_results.Results, out_dir: str) -> List[str]:
 
     return write_outputs(out_dir, text, make_figure)
 
+
+MODEL_POINTS = {"yamazaki2014/fig8": fig8_model_points}
 
 RENDERERS = {
     "yamazaki2014/fig8": render_fig8,

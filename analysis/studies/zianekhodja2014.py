@@ -22,6 +22,7 @@ import math
 from typing import Any, Dict, List, Optional
 
 import kbench_results
+from model_point import ModelPoint
 from report import NA, fmt, fmt_int, fmt_pct, header_block, markdown_table, new_figure, \
     write_outputs
 
@@ -180,24 +181,28 @@ def render_table2(res: kbench_results.Results, out_dir: str) -> List[str]:
     return write_outputs(out_dir, text, make_figure)
 
 
-def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: str,
-                 paper_gain: float, what: str) -> str:
-    body = []
+def scheme_rows(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: str):
+    """(matrix, transport, GPUs, slow entry, fast entry) of each row of scheme_table."""
     for m in matrices(rows):
-        cpu = find(rows, m, "cpu")
         for p in gpu_counts(rows):
             # One GPU exchanges nothing: one run stands for both transports (same_run_as).
             for t in TRANSPORTS[:1] if p == 1 else TRANSPORTS:
                 slow = find(rows, m, "gpu", slow_variant, t, p)
                 fast = find(rows, m, "gpu", fast_variant, t, p)
-                if slow is None and fast is None:
-                    continue
-                body.append([m, "none (1 GPU)" if p == 1 else t, fmt_int(p), secs(cpu),
-                             secs(slow), secs(fast), fmt_pct(gain(slow, fast)),
-                             fmt(num(cpu, "seconds") / num(fast, "seconds")),
-                             fmt_int((fast or {}).get("iterations")), status(fast),
-                             fmt(num(fast, "prec")), fmt(model_ratio(slow)),
-                             fmt(model_ratio(fast))])
+                if slow is not None or fast is not None:
+                    yield m, t, p, slow, fast
+
+
+def scheme_table(rows: List[Dict[str, Any]], slow_variant: str, fast_variant: str,
+                 paper_gain: float, what: str) -> str:
+    body = []
+    for m, t, p, slow, fast in scheme_rows(rows, slow_variant, fast_variant):
+        cpu = find(rows, m, "cpu")
+        body.append([m, "none (1 GPU)" if p == 1 else t, fmt_int(p), secs(cpu),
+                     secs(slow), secs(fast), fmt_pct(gain(slow, fast)),
+                     fmt(num(cpu, "seconds") / num(fast, "seconds")),
+                     fmt_int((fast or {}).get("iterations")), status(fast),
+                     fmt(num(fast, "prec")), fmt(model_ratio(slow)), fmt(model_ratio(fast))])
     return (markdown_table(["matrix", "transport", "GPUs", "Time_CPU (s)",
                             f"{slow_variant} (s)", f"{fast_variant} (s)", "faster by",
                             "tau", "# iter", "status", "Prec", "model/measured (slow)",
@@ -244,15 +249,19 @@ def scheme_renderer(item: str, heading: str, slow: str, fast: str, paper_gain: f
     return render
 
 
+# item -> (slow, fast) variants that table5 and table8 compare
+SCHEMES = {"table5": ("natural+bandwidth", "natural+compressed"),
+           "table8": ("natural+compressed", "hypergraph+compressed")}
+
 render_table5 = scheme_renderer(
     "table5", "zianekhodja2014 Table 5: compressed halo vs bandwidth global vector",
-    "natural+bandwidth", "natural+compressed", PAPER_TABLE5_GAIN,
+    *SCHEMES["table5"], PAPER_TABLE5_GAIN,
     "Compressed vs row-by-row (bandwidth window, formula 4)",
     ["natural+bandwidth", "natural+compressed"],
     "zianekhodja2014 Table 5: band matrices, bandwidth vs compressed halo")
 render_table8 = scheme_renderer(
     "table8", "zianekhodja2014 Table 8: hypergraph partitioning + compressed halo",
-    "natural+compressed", "hypergraph+compressed", PAPER_TABLE8_GAIN,
+    *SCHEMES["table8"], PAPER_TABLE8_GAIN,
     "Hypergraph + compressed vs compressed",
     ["natural+bandwidth", "natural+compressed", "hypergraph+compressed"],
     "zianekhodja2014 Table 8: five-band matrices")
@@ -370,6 +379,51 @@ def render_fig9(res: kbench_results.Results, out_dir: str) -> List[str]:
 
     return write_outputs(out_dir, text, make_figure)
 
+
+# ---------------------------------------------------------------- model points
+MODEL_NAME = "GMRES per-iteration (models/gmres_comm_model.hpp)"
+
+
+def model_points_of(shown: List[Dict[str, Any]]) -> List[ModelPoint]:
+    """Modeled (model.total) and measured seconds per iteration of the entries `shown`, in
+    order; an entry that repeats another run (same_run_as: one GPU stands for every transport
+    and scheme) or a name already given is left out, so that each run counts once."""
+    out, seen = [], set()
+    for e in shown:
+        name = e.get("name", "")
+        if e.get("same_run_as") or name in seen:
+            continue
+        seen.add(name)
+        out.append(ModelPoint(MODEL_NAME, name, per_iteration_model(e),
+                              num(e, "seconds_per_iteration"), "s"))
+    return out
+
+
+def table2_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The GPU runs of table2 (those its "within 15 %" count is taken over)."""
+    return model_points_of([e for e in entries(res, "table2") if e.get("device") == "gpu"])
+
+
+def scheme_model_points(item: str):
+    """The model/measured (slow) and (fast) cells of table5 or table8 (`item`)."""
+    def points(res: kbench_results.Results) -> List[ModelPoint]:
+        shown = [e for *_, s, f in scheme_rows(entries(res, item), *SCHEMES[item])
+                 for e in (s, f) if e is not None]
+        return model_points_of(shown)
+    return points
+
+
+def fig9_model_points(res: kbench_results.Results) -> List[ModelPoint]:
+    """The model/measured column of fig9 (its series' entries; CPU ranks carry no model)."""
+    return model_points_of([e for es in weak_series(entries(res, "fig9")).values() for e in es])
+
+
+MODEL_POINTS = {
+    "zianekhodja2014/table2": table2_model_points,
+    "zianekhodja2014/table5": scheme_model_points("table5"),
+    "zianekhodja2014/table8": scheme_model_points("table8"),
+    "zianekhodja2014/fig9": fig9_model_points,
+}
 
 RENDERERS = {
     "zianekhodja2014/table2": render_table2,

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The scoreboard of the performance models: every model prediction stored next to a
+measurement under a results root, summarised per model and GPU into <root>/models.md.
+
+Usage: scoreboard.py [--results-root DIR]   (default: the repository's results/)
+
+Reads every <root>/<gpu>/<study>/<item>/results.json and asks the study module that declares
+the id <study>/<item> in its MODEL_POINTS dict for its points (analysis/model_point.py): the
+pairs the renderer of that id compares, read with the renderer's helpers. An item named
+<item>-<variant> (e.g. anzt2015/table3-spmv-stress) takes the points of <study>/<item>. A file
+whose id declares no model points adds nothing; a point whose model or measured value is
+missing (or the measured one not positive) is left out.
+
+Per (model, GPU) the table gives the number of points, the median and the largest
+|model / measured - 1|, the worst point with its ratio, the share of points within
+TARGET_ERROR and whether the goal of issue 31 (median <= GOAL_MEDIAN, worst <= GOAL_WORST) is
+met. The output is sorted and carries no date, and the file is written only when its content
+changes, so re-running on unchanged results changes nothing. stdout: "wrote <path>" when the
+file was written. Exit status: 0 on success, 1 when a results file cannot be read or its
+points cannot be computed (nothing is written then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import statistics
+import sys
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import kbench_results  # noqa: E402
+import render  # noqa: E402
+from model_point import ModelPoint  # noqa: E402
+from report import fmt, fmt_pct, markdown_table  # noqa: E402
+
+TARGET_ERROR = 0.15  # the project's target: a model within 15 % of the measurement
+GOAL_MEDIAN = 0.10   # issue 31: median |model / measured - 1| at most 10 % ...
+GOAL_WORST = 0.25    # ... and the worst point at most 25 %
+OUTPUT = "models.md"
+
+
+class Scored(NamedTuple):
+    """A point of one results file: the GPU folder it was stored under and its name, which
+    starts with the item folder (e.g. "table8/...")."""
+    gpu: str
+    name: str
+    point: ModelPoint
+
+
+def model_points_by_id(package: str = "studies") -> Dict[str, object]:
+    """{id: fn} merged from the MODEL_POINTS dicts of the study modules (those render.discover
+    imports); modules without one declare no model points."""
+    found: Dict[str, object] = {}
+    for renderer in render.discover(package).values():
+        for item_id, fn in getattr(renderer.module, "MODEL_POINTS", {}).items():
+            found[item_id] = fn
+    return found
+
+
+def points_function(declared: Dict[str, object], study: str, item: str):
+    """The function of <study>/<item>, else of <study>/<prefix> for an item '<prefix>-...'
+    (the longest such prefix declared); None when neither is declared."""
+    if f"{study}/{item}" in declared:
+        return declared[f"{study}/{item}"]
+    parts = item.split("-")
+    for k in range(len(parts) - 1, 0, -1):
+        prefix = "-".join(parts[:k])
+        if f"{study}/{prefix}" in declared:
+            return declared[f"{study}/{prefix}"]
+    return None
+
+
+def point_name(item: str, point: str) -> str:
+    """`point` prefixed with its item folder, unless it already starts with it."""
+    return point if point.startswith(item + "/") else f"{item}/{point}"
+
+
+def collect(root: str, declared: Optional[Dict[str, object]] = None) -> List[Scored]:
+    """Every usable point under `root`, in path order. Raises ValueError naming the file when
+    one cannot be read or its points cannot be computed."""
+    declared = model_points_by_id() if declared is None else declared
+    out: List[Scored] = []
+    for path in sorted(glob.glob(os.path.join(root, "*", "*", "*", "results.json"))):
+        item_dir = os.path.dirname(path)
+        study_dir = os.path.dirname(item_dir)
+        gpu = os.path.basename(os.path.dirname(study_dir))
+        item, study = os.path.basename(item_dir), os.path.basename(study_dir)
+        fn = points_function(declared, study, item)
+        if fn is None:
+            continue
+        try:
+            points = fn(kbench_results.load(path))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}: {e}") from e
+        out += [Scored(gpu, point_name(item, p.point), p) for p in points
+                if p.ratio == p.ratio]  # NaN ratio: no usable pair
+    return out
+
+
+class Summary(NamedTuple):
+    model: str
+    gpu: str
+    count: int
+    median_error: float  # median |model / measured - 1|
+    worst_error: float   # largest |model / measured - 1|
+    worst_name: str
+    worst_ratio: float
+    within: float        # share of points with |model / measured - 1| <= TARGET_ERROR
+
+
+def summarise(points: Sequence[Scored]) -> List[Summary]:
+    """One Summary per (model, GPU), sorted by model then GPU; the worst point is the first in
+    name order among equal errors."""
+    groups: Dict[Tuple[str, str], List[Scored]] = {}
+    for s in points:
+        groups.setdefault((s.point.model, s.gpu), []).append(s)
+    out = []
+    for (model, gpu), group in sorted(groups.items()):
+        group = sorted(group, key=lambda s: s.name)
+        errors = [abs(s.point.ratio - 1.0) for s in group]
+        worst = max(range(len(group)), key=lambda i: (errors[i], -i))
+        out.append(Summary(model, gpu, len(group), statistics.median(errors), errors[worst],
+                           group[worst].name, group[worst].point.ratio,
+                           sum(e <= TARGET_ERROR for e in errors) / len(group)))
+    return out
+
+
+def goal(s: Summary) -> str:
+    return "met" if s.median_error <= GOAL_MEDIAN and s.worst_error <= GOAL_WORST else "not met"
+
+
+def markdown(summaries: Sequence[Summary]) -> str:
+    """The text of models.md."""
+    text = ("# Models against measurements\n\n"
+            "Every model prediction that a rendered table puts next to a measurement, per model "
+            "and GPU (written by analysis/scoreboard.py at the end of `kbench reproduce`). "
+            "error = |model / measured - 1|; worst: the point of the largest error, with its "
+            f"model / measured; within {fmt_pct(TARGET_ERROR)}: the share of points whose "
+            f"error is at most {fmt_pct(TARGET_ERROR)} (the project's target); goal (issue 31): "
+            f"median error <= {fmt_pct(GOAL_MEDIAN)} and worst <= {fmt_pct(GOAL_WORST)}. Point "
+            "names start with the results item they come from.\n\n")
+    if not summaries:
+        return text + "No model points in the stored results.\n"
+    rows = [[s.model, s.gpu, str(s.count), fmt_pct(s.median_error), fmt_pct(s.worst_error),
+             f"{s.worst_name} ({fmt(s.worst_ratio)})", fmt_pct(s.within), goal(s)]
+            for s in summaries]
+    return text + markdown_table(["model", "GPU", "points", "median error", "largest error",
+                                  "worst point (model / measured)",
+                                  f"within {fmt_pct(TARGET_ERROR)}", "goal"], rows, left=2)
+
+
+def write_if_changed(path: str, text: str) -> bool:
+    """Writes `text` to `path` unless it already holds exactly that; True when written."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return False
+    except OSError:
+        pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return True
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results-root", default=os.path.join(os.path.dirname(HERE), "results"),
+                        help="folder holding <gpu>/<study>/<item>/results.json")
+    args = parser.parse_args(argv)
+    try:
+        points = collect(args.results_root)
+    except ValueError as e:
+        print(f"scoreboard.py: {e}", file=sys.stderr)
+        return 1
+    path = os.path.join(args.results_root, OUTPUT)
+    if not points and not os.path.exists(path):
+        return 0  # nothing to score: no file is created
+    if write_if_changed(path, markdown(summarise(points))):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
