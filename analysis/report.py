@@ -105,6 +105,22 @@ def gpu_title(context: dict) -> str:
     return context.get("kbench", {}).get("gpu", {}).get("name", "unknown GPU")
 
 
+def real_matrices_lines(kb: dict) -> List[str]:
+    """For a run with --real (context.kbench.matrix_set.real): which entries ran on the paper's
+    own SuiteSparse matrix and which on their stand-in (context.kbench.matrices.<name>:
+    "suitesparse", "matrix_used"). Nothing for other runs."""
+    if not kb.get("matrix_set", {}).get("real"):
+        return []
+    used, stand_in = [], []
+    for name, m in sorted(kb.get("matrices", {}).items()):
+        if not m.get("suitesparse"):
+            continue
+        (used if m.get("matrix_used") == "suitesparse" else stand_in).append(
+            f"{name} ({m['suitesparse']})")
+    return [f"- Matrices (--real): the SuiteSparse original for "
+            f"{', '.join(used) or 'none'}; the stand-in for {', '.join(stand_in) or 'none'}"]
+
+
 def header_block(context: dict, title: str) -> str:
     """Markdown lines naming the GPU, software, measured bandwidth, cache mode and version."""
     kb = context.get("kbench", {})
@@ -126,6 +142,7 @@ def header_block(context: dict, title: str) -> str:
         f"- Matrix set: {ms.get('name', NA)}; git {sha}{dirty}; date {context.get('date', NA)}",
         f"- Command: `{' '.join(kb.get('argv', [])) or NA}`",
     ]
+    lines += real_matrices_lines(kb)
     if kb.get("shared_gpus"):
         lines.append(f"- **Dry run** (KBENCH_SHARE_GPUS={kb['shared_gpus']}): the ranks of the "
                      f"multi-GPU runs shared the visible GPUs; their times are not multi-GPU "

@@ -17,7 +17,7 @@ from tiny generated matrices, with the test's own index, and runs one case:
   offline       connection refused on a closed port: the URL and curl's message named
   set           --set of a manifest naming two matrices fetches both
   real          after a fetch, `reproduce --real` of a model id (yamazaki2014/fig6, no GPU) runs
-                on the fetched matrix, and its results say so per matrix; without --real, on
+                on the fetched matrix, and its results and table.md say so; without --real, on
                 the stand-in
 Exits 0 when the case behaves, 1 with what went wrong otherwise.
 """
@@ -226,6 +226,11 @@ def main():
                                                      f"expected {used}")
                 n = m.get("stats", {}).get("num_rows")
                 expect(n == rows, f"{n} rows, expected {rows}")
+                with open(os.path.join(results, "model", "yamazaki2014", "fig6",
+                                       "table.md")) as f:
+                    table = f.read()
+                said = "- Matrices (--real): the SuiteSparse original for stand_in (Test/second)"
+                expect((said in table) == real, f"table.md {'lacks' if real else 'has'} {said!r}")
             except (OSError, KeyError, ValueError) as e:
                 failures.append(f"results of {'--real' if real else 'the stand-in'}: {e}")
     else:
