@@ -60,7 +60,9 @@ void add_solve_command(CLI::App& app)
                   "run exactly --max-iterations iterations, stopping test off (anzt2015's "
                   "1000-iteration profiles); breakdowns still stop");
     sub->add_option("--stagnation-window", a->run.solve.stagnation_window,
-                    "stop after this many iterations without a new smallest residual (0: never)")
+                    "smallest stagnation window: stop after iteration k when the best residual "
+                    "of the last max(this, 3k/4) iterations is not 0.1% below the best before "
+                    "them (0: never)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     sub->add_option("--repetitions", a->run.repetitions, "timed solves after a warm-up (median)")

@@ -7,6 +7,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/bicgstab_kernels.hpp"
+#include "solvers/stagnation.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -30,35 +31,35 @@ enum StopCode : int { go_on = 0, stop_converged, stop_max_iterations, stop_statu
 struct LoopState {
     int iteration = 0;       // iterations completed
     int stop = go_on;        // StopCode
-    int best_iteration = 0;  // iteration of the smallest residual so far
     int status = 0;          // DeviceStatus seen when stop == stop_status
-    double best = 0.0;       // smallest relative residual so far
+    StagnationState stagnation;  // best residual so far and the rule's reference point
     double relative = 0.0;   // relative residual after the last iteration
 };
 
-static_assert(sizeof(LoopState) == 32, "the merged form copies LoopState to the host per iteration");
+static_assert(sizeof(LoopState) == 48, "the merged form copies LoopState to the host per iteration");
 
 struct StopRule {
     double inv_bnorm = 1.0;  // 1 / ||b|| (1 when b = 0: absolute residual)
     double tolerance = 0.0;
     int max_iterations = 0;
-    int stagnation_window = 0;
+    StagnationRule stagnation;  // min_window = stagnation_window (0: off)
     bool timing_mode = false;
 };
 
 /// Records iteration `state.iteration + 1`'s residual (rr = ||r||^2, status as DeviceStatus)
 /// and decides whether to stop: breakdown/non-finite first, then convergence (not in timing
-/// mode), the iteration limit and stagnation (not in timing mode).
+/// mode), the iteration limit and stagnation (not in timing mode; solvers/stagnation.hpp).
+/// history[0 .. state.iteration] holds the earlier relative residuals (the caller stores the
+/// new one at history[state.iteration] afterwards): the same code on the host (reference
+/// form) and on the device (merged and graph forms), so every form decides alike.
 __host__ __device__ inline void advance(LoopState& state, double rr, int status,
-                                        const StopRule& rule)
+                                        const StopRule& rule, const double* history)
 {
     const double rel = sqrt(rr) * rule.inv_bnorm;
     ++state.iteration;
     state.relative = rel;
-    if (rel < state.best) {
-        state.best = rel;
-        state.best_iteration = state.iteration;
-    }
+    const bool stagnated =
+        stagnation_update(rule.stagnation, state.stagnation, history, state.iteration, rel);
     if (status == 0 && !isfinite(rel)) status = static_cast<int>(DeviceStatus::non_finite);
     if (!rule.timing_mode && rel <= rule.tolerance) {
         state.stop = stop_converged;  // a status raised by this iteration's scalars is moot
@@ -67,8 +68,7 @@ __host__ __device__ inline void advance(LoopState& state, double rr, int status,
         state.status = status;
     } else if (state.iteration >= rule.max_iterations) {
         state.stop = stop_max_iterations;
-    } else if (!rule.timing_mode && rule.stagnation_window > 0 &&
-               state.iteration - state.best_iteration >= rule.stagnation_window) {
+    } else if (!rule.timing_mode && stagnated) {
         state.stop = stop_stagnation;
     }
 }
@@ -78,7 +78,7 @@ __host__ __device__ inline void start(LoopState& state, double rr, int status, c
 {
     const double rel = sqrt(rr) * rule.inv_bnorm;
     state = LoopState{};
-    state.best = rel;
+    stagnation_start(state.stagnation, rel);
     state.relative = rel;
     if (rel <= rule.tolerance && !rule.timing_mode) state.stop = stop_converged;
     else if (status != 0 || !isfinite(rel)) {
@@ -97,7 +97,7 @@ __global__ void check_kernel(const DeviceScalars<T>* __restrict__ sc, LoopState*
 {
     LoopState s = *state;
     if constexpr (Start) start(s, static_cast<double>(sc->rr), sc->status, rule);
-    else advance(s, static_cast<double>(sc->rr), sc->status, rule);
+    else advance(s, static_cast<double>(sc->rr), sc->status, rule, history);
     history[s.iteration] = s.relative;
     *state = s;
     if constexpr (Graph) cudaGraphSetConditional(handle, s.stop == go_on ? 1u : 0u);
@@ -116,7 +116,7 @@ const char* status_scalar(int status)
 }
 
 /// Fills status and detail of `result` from the final loop state.
-void finish(SolveResult& result, const LoopState& state)
+void finish(SolveResult& result, const LoopState& state, const StopRule& rule)
 {
     result.iterations = state.iteration;
     switch (state.stop) {
@@ -124,9 +124,8 @@ void finish(SolveResult& result, const LoopState& state)
     case stop_max_iterations: result.status = SolveStatus::max_iterations; break;
     case stop_stagnation:
         result.status = SolveStatus::stagnation;
-        result.detail = "no new smallest residual since iteration " +
-                        std::to_string(state.best_iteration) + " (" +
-                        std::to_string(state.iteration - state.best_iteration) + " iterations)";
+        result.detail = stagnation_detail(rule.stagnation, state.stagnation, state.iteration,
+                                          "iteration");
         break;
     case stop_status:
         result.status = state.status == static_cast<int>(DeviceStatus::non_finite)
@@ -370,13 +369,13 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
             status = static_cast<int>(DeviceStatus::omega_zero);
         if (status == 0 && rho == T{0} && r_nonzero)
             status = static_cast<int>(DeviceStatus::rho_zero);
-        advance(state, static_cast<double>(rr), status, rule);
+        advance(state, static_cast<double>(rr), status, rule, history.data());
         history.push_back(state.relative);
     }
     return state;
 }
 
-/// Merged form: one 32-byte state copy to the host per iteration. Precondition: w.host_state
+/// Merged form: one 48-byte state copy to the host per iteration. Precondition: w.host_state
 /// holds the state at iteration 0.
 template <typename T>
 LoopState merged_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule& rule,
@@ -496,7 +495,8 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
     rule.inv_bnorm = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
     rule.tolerance = options.tolerance;
     rule.max_iterations = options.max_iterations;
-    rule.stagnation_window = options.stagnation_window;
+    rule.stagnation = StagnationRule{options.stagnation_window, stagnation_window_fraction,
+                                     iteration_stagnation_reduction};
     rule.timing_mode = options.timing_mode;
 
     SolveResult result;
@@ -546,7 +546,7 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
     }
     result.seconds = end.seconds_since(begin);
     result.phases = phase.take();
-    finish(result, state);
+    finish(result, state, rule);
 
     residual(a, blas.get(), b, x, w.r.data(), stream);
     result.true_residual = (n > 0 ? norm2(blas.get(), n, w.r.data()) : 0.0) * rule.inv_bnorm;

@@ -45,8 +45,10 @@ struct BicgstabOptions {
     /// Fixed iteration count: run max_iterations iterations with the tolerance and stagnation
     /// tests off (anzt2015's 1000-iteration profiles); breakdowns still stop the run.
     bool timing_mode = false;
-    /// Stagnation: stop when no iteration in this many reached a new smallest residual
-    /// (0: never). BiCGSTAB's residual is not monotone, hence a window rather than a ratio.
+    /// Stagnation (solvers/stagnation.hpp): the smallest window, in iterations; stop after
+    /// iteration k when the smallest residual of the last W(k) = max(stagnation_window, 3k/4)
+    /// iterations is not 0.1 % below the smallest one before them (0: never). BiCGSTAB's residual
+    /// is not monotone, hence best-so-far values over a window that grows with the run.
     int stagnation_window = 200;
     /// Detailed run (anzt2015 Table 4): every phase of an iteration (each cuBLAS call or fused
     /// kernel, each SpMV, the stopping test) is bracketed by CUDA events and an NVTX range named

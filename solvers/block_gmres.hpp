@@ -30,8 +30,8 @@ struct BlockGmresOptions {
     /// TSQR of the residual block and of every new block; when it reports a failure (e.g.
     /// CholQR2's Gram matrix not numerically positive definite), CAQR (Householder) is used.
     ortho::TsqrMethod tsqr = ortho::TsqrMethod::cholqr2;
-    /// Stop when this many consecutive cycles leave the largest relative residual unchanged
-    /// (reduced by less than a relative 1e-12). 0: never.
+    /// Stagnation over restart cycles as GmresOptions::stagnation_cycles, on the largest relative
+    /// residual (solvers/stagnation.hpp). 0: never.
     int stagnation_cycles = 3;
     /// Detailed run: the solve split into phases (block GMRES: "SpMM W = A V_j", "block CGS2",
     /// "TSQR", "least squares (host)", "X update", "residual"; pseudo-block GMRES: "SpMM",

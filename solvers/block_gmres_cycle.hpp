@@ -122,9 +122,8 @@ SolveResult run_restarts(Backend& be, const BlockGmresOptions& o, Cycle&& cycle)
         if (!go_on) break;
         if (stagnation.stalled(worst, previous)) {
             result.status = SolveStatus::stagnation;
-            result.detail = std::to_string(stagnation.unchanged) +
-                            " restart cycles without reducing the largest relative residual "
-                            "(last cycle ended at step " + std::to_string(result.iterations) + ")";
+            result.detail = "largest relative residual: " + stagnation.detail() +
+                            " (last cycle ended at step " + std::to_string(result.iterations) + ")";
             break;
         }
     }

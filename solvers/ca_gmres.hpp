@@ -121,8 +121,9 @@ struct CaGmresOptions {
     /// Fixed iteration count: run max_iterations steps with the tolerance and stagnation tests
     /// off (for timing); breakdowns still stop the run.
     bool timing_mode = false;
-    /// Stop when this many consecutive restart cycles leave ||b - A x|| unchanged (reduced by
-    /// less than a relative 1e-12), as GmresOptions. 0: never.
+    /// Stagnation over restart cycles as GmresOptions::stagnation_cycles (solvers/stagnation.hpp:
+    /// no relative 1e-12 reduction of ||b - A x|| over max(stagnation_cycles, 3k/4) cycles).
+    /// 0: never.
     int stagnation_cycles = 3;
     /// Detailed run: SolveResult::phases holds "MPK" (SpMVs, shifts, scaling), "BOrth", "TSQR"
     /// (with the copy kept for a fallback and the fallback itself), "least squares" (Hessenberg

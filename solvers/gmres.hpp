@@ -61,8 +61,9 @@ struct GmresOptions {
     /// Fixed iteration count: run max_iterations steps with the tolerance and stagnation tests
     /// off (for timing); breakdowns still stop the run.
     bool timing_mode = false;
-    /// Stagnation: stop when this many consecutive restart cycles leave the residual norm
-    /// unchanged (reduced by less than a relative 1e-12; GMRES(m) with too small an m on an
+    /// Stagnation (solvers/stagnation.hpp, per restart cycle): the smallest window, in restart
+    /// cycles; stop when the residual norm after cycle k is not a relative 1e-12 below its value
+    /// W(k) = max(stagnation_cycles, 3k/4) cycles earlier (GMRES(m) with too small an m on an
     /// indefinite matrix). 0: never.
     int stagnation_cycles = 3;
 };

@@ -141,9 +141,8 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o, Hook hook = {})
         // starts from the recomputed residual, and stagnation stops a loop without progress.
         if (!o.timing_mode && stagnation.stalled(beta, previous)) {
             stop(SolveStatus::stagnation,
-                 std::to_string(stagnation.unchanged) + " restart cycles without reducing "
-                 "||b - A x|| (last cycle ended at iteration " + std::to_string(result.iterations) +
-                 ")");
+                 "||b - A x||: " + stagnation.detail() + " (last cycle ended at iteration " +
+                     std::to_string(result.iterations) + ")");
             break;
         }
     }

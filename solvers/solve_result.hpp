@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "solvers/stagnation.hpp"
+
 namespace kbench::solvers {
 
 /// How a solve stopped. Breakdowns and stagnation are outcomes, never exceptions or NaN loops.
@@ -15,7 +17,7 @@ enum class SolveStatus {
     max_iterations,   // the iteration limit was reached (the normal end of a timing run)
     breakdown,        // a division by zero ahead (detail names the scalar)
     non_finite,       // a scalar or the residual became Inf/NaN
-    stagnation,       // no new smallest residual within the stagnation window
+    stagnation,       // no progress over the stagnation window (solvers/stagnation.hpp)
 };
 
 /// "converged", "max_iterations", "breakdown", "non_finite" or "stagnation".
@@ -48,24 +50,9 @@ struct SolveResult {
     double seconds_per_iteration() const { return iterations > 0 ? seconds / iterations : 0.0; }
 };
 
-/// Stagnation of a restarted solver (GMRES, CA-GMRES, block GMRES): counts consecutive restart
-/// cycles whose residual measure fell by less than a relative 1e-12. limit 0 turns it off.
-struct CycleStagnation {
-    int limit = 0;
-    int unchanged = 0;  // cycles in a row without progress so far
-    /// Records a cycle that took the measure from `previous` to `now` (a non-finite `now` is not
-    /// counted); true once `limit` cycles in a row left it unchanged.
-    bool stalled(double now, double previous)
-    {
-        if (limit <= 0 || !std::isfinite(now)) return false;
-        unchanged = now >= previous * (1.0 - 1e-12) ? unchanged + 1 : 0;
-        return unchanged >= limit;
-    }
-};
-
 /// Checks a solver's stopping options. Throws std::invalid_argument "<solver>: <field> = <value>,
 /// expected ..." for tolerance < 0 or not finite, max_iterations < 0 or stagnation_window < 0
-/// (0 turns the stagnation test off).
+/// (0 turns the stagnation test off; solvers/stagnation.hpp states the rule).
 inline void check_stopping_options(const char* solver, double tolerance, int max_iterations,
                                    int stagnation_window)
 {

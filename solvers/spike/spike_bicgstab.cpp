@@ -113,12 +113,15 @@ const char* status_text(int status)
 }  // namespace
 
 bool stop_after(SolveResult& result, int iteration, double rel, int status,
-                const SpikeBicgstabOptions& options, double& best, int& best_iteration)
+                const SpikeBicgstabOptions& options, StagnationState& stagnation)
 {
-    if (iteration == 0 || rel < best) {
-        best = rel;
-        best_iteration = iteration;
-    }
+    const StagnationRule rule{options.stagnation_window, stagnation_window_fraction,
+                              iteration_stagnation_reduction};
+    bool stagnated = false;
+    if (iteration == 0) stagnation_start(stagnation, rel);
+    else
+        stagnated = stagnation_update(rule, stagnation, result.residual_history.data(), iteration,
+                                      rel);
     if (status == 0 && !std::isfinite(rel)) status = static_cast<int>(DeviceStatus::non_finite);
     if (rel <= options.tolerance) {  // a status raised by this iteration's scalars is moot
         result.status = SolveStatus::converged;
@@ -136,11 +139,9 @@ bool stop_after(SolveResult& result, int iteration, double rel, int status,
         result.status = SolveStatus::max_iterations;
         return true;
     }
-    if (options.stagnation_window > 0 && iteration - best_iteration >= options.stagnation_window) {
+    if (stagnated) {
         result.status = SolveStatus::stagnation;
-        result.detail = "no new smallest residual since iteration " +
-                        std::to_string(best_iteration) + " (" +
-                        std::to_string(iteration - best_iteration) + " iterations)";
+        result.detail = stagnation_detail(rule, stagnation, iteration, "iteration");
         return true;
     }
     return false;
@@ -228,10 +229,10 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
     std::vector<double> r_hat(n), p(n), v(n), s(n), t(n), p_hat(n), s_hat(n);
     DeviceScalars<double> sc;
     bicgstab::reference::init(a.n, r.data(), r_hat.data(), p.data(), v.data(), &sc);
-    double best = 0.0;
-    int best_iteration = 0, iteration = 0;
+    StagnationState stagnation;
+    int iteration = 0;
     solve.residual_history = {r0 / bnorm};
-    bool stop = detail::stop_after(solve, 0, r0 / bnorm, sc.status, options, best, best_iteration);
+    bool stop = detail::stop_after(solve, 0, r0 / bnorm, sc.status, options, stagnation);
     auto phase = [&](const char* name, auto&& work) {
         const auto t0 = clock_type::now();
         work();
@@ -268,7 +269,7 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
         ++iteration;
         const double rel = rnorm / bnorm;
         solve.residual_history.push_back(rel);
-        stop = detail::stop_after(solve, iteration, rel, sc.status, options, best, best_iteration);
+        stop = detail::stop_after(solve, iteration, rel, sc.status, options, stagnation);
     }
     solve.seconds = seconds_since(begin);
     solve.iterations = iteration;

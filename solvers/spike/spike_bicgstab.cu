@@ -287,11 +287,10 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperat
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.get(), state.data(), sizeof(IterState),
                                       cudaMemcpyDeviceToHost, stream));
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    double best = 0.0;
-    int best_iteration = 0, iteration = 0;
+    StagnationState stagnation;
+    int iteration = 0;
     solve.residual_history = {r0 / bnorm};
-    bool stop =
-        detail::stop_after(solve, 0, r0 / bnorm, (*host).sc.status, options, best, best_iteration);
+    bool stop = detail::stop_after(solve, 0, r0 / bnorm, (*host).sc.status, options, stagnation);
 
     IterationClock phase(timed, stream);
     cuda_event begin, end;
@@ -323,8 +322,7 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperat
         ++iteration;
         const double rel = (*host).rinf / bnorm;
         solve.residual_history.push_back(rel);
-        stop = detail::stop_after(solve, iteration, rel, (*host).sc.status, options, best,
-                                  best_iteration);
+        stop = detail::stop_after(solve, iteration, rel, (*host).sc.status, options, stagnation);
     }
     end.record(stream);
     end.synchronize();

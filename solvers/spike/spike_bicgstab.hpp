@@ -49,8 +49,8 @@ struct SpikeBicgstabOptions {
     /// Time the phases (result.phases) with CUDA events between them (the CPU twin: a host
     /// clock) and NVTX ranges of the same names. Off: no event beyond the solve's two.
     bool detailed = false;
-    /// Stagnation: stop when no iteration in this many reached a new smallest residual (0:
-    /// never), as BicgstabOptions::stagnation_window.
+    /// Stagnation: the smallest window of the rule of solvers/stagnation.hpp, in iterations
+    /// (0: never), as BicgstabOptions::stagnation_window.
     int stagnation_window = 200;
     /// How the top spike tips are computed (li2012 Sec. 2.2: corner_ul).
     SpikeTips tips = SpikeTips::exact;
@@ -125,9 +125,10 @@ index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions
 /// The stopping test after iteration `iteration` (0: the initial residual), in the order of
 /// solvers/bicgstab.cu: converged (rel <= tolerance), status (bicgstab::DeviceStatus, or a
 /// non-finite rel), max_iterations, stagnation. Sets result.status and detail and returns true
-/// when the solve stops. best and best_iteration carry the smallest residual so far.
+/// when the solve stops. result.residual_history must hold entries 0 .. iteration (rel last);
+/// `stagnation` carries the state of solvers/stagnation.hpp's rule (started at iteration 0).
 bool stop_after(SolveResult& result, int iteration, double rel, int status,
-                const SpikeBicgstabOptions& options, double& best, int& best_iteration);
+                const SpikeBicgstabOptions& options, StagnationState& stagnation);
 /// The detailed run's phases in li2012 Fig. 6's order, all at zero.
 std::vector<PhaseTime> empty_phases();
 /// Completes a solve that runs no iteration: b = 0 (converged; the caller has set x = 0) or a

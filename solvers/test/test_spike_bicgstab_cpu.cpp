@@ -224,6 +224,41 @@ TEST(SpikeBicgstabCpu, IterationLimitIsAStatus)
     EXPECT_LT(res.solve.residual_history[1], res.solve.residual_history[0]);
 }
 
+// The stopping test of both twins (detail::stop_after) decides stagnation by the shared rule of
+// solvers/stagnation.hpp (issue 30): a replayed flat history stops after the smallest window,
+// a slowly converging one with best-residual plateaus of 300 iterations does not.
+TEST(SpikeBicgstabCpu, StagnationFollowsTheSharedRule)
+{
+    SpikeBicgstabOptions o;
+    o.tolerance = 1e-12;
+    o.max_iterations = 100000;
+    auto replay = [&](auto&& residual, int steps) {
+        SolveResult r;
+        StagnationState state;
+        StagnationState twin;
+        const StagnationRule rule{o.stagnation_window, stagnation_window_fraction,
+                                  iteration_stagnation_reduction};
+        for (int k = 0; k < steps; ++k) {
+            r.residual_history.push_back(residual(k));
+            const bool stop = detail::stop_after(r, k, residual(k), 0, o, state);
+            bool expected = false;
+            if (k == 0) stagnation_start(twin, residual(0));
+            else expected = stagnation_update(rule, twin, r.residual_history.data(), k, residual(k));
+            EXPECT_EQ(stop, expected) << "iteration " << k;
+            if (stop) return k;
+        }
+        return -1;
+    };
+    EXPECT_EQ(replay([](int) { return 1.0; }, 5000), o.stagnation_window);
+    // 0.1 % per iteration, but the best residual moves only every 150 iterations, and not at
+    // all in iterations 3000 to 3900 (shorter than 3/4 of the run).
+    auto stairs = [](int k) {
+        const int step = k < 3000 ? k / 150 * 150 : k < 3900 ? 3000 : k / 150 * 150 - 900;
+        return std::pow(0.999, step) * (1.0 + 0.01 * (k % 150));
+    };
+    EXPECT_EQ(replay(stairs, 8000), -1);
+}
+
 TEST(SpikeBicgstabCpu, BadPsizeAndOptionsAreRejected)
 {
     const index_type n = 1000, K = 8;
