@@ -29,13 +29,15 @@ std::string python_interpreter()
     return env != nullptr && *env != '\0' ? env : KBENCH_PYTHON;
 }
 
-RenderOutcome render_results(const std::string& results_json, const std::string& id,
-                             const std::string& out_dir)
+namespace {
+
+/// Runs <python> <source>/analysis/<script> args..., echoes each line it prints as
+/// "kbench: <line>" and counts its "wrote <path>" lines.
+RenderOutcome run_analysis_script(const std::string& script, std::vector<std::string> args)
 {
-    const std::string script = (fs::path(KBENCH_SOURCE_DIR) / "analysis" / "render.py").string();
-    fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
-    const ProcessResult p = run_process(
-        {python_interpreter(), script, results_json, "--id", id, "--out-dir", out_dir}, true);
+    args.insert(args.begin(), {python_interpreter(),
+                               (fs::path(KBENCH_SOURCE_DIR) / "analysis" / script).string()});
+    const ProcessResult p = run_process(args, true);
     RenderOutcome outcome{p.exit_code, 0};
     std::istringstream lines(p.out);
     for (std::string line; std::getline(lines, line);) {
@@ -43,6 +45,15 @@ RenderOutcome render_results(const std::string& results_json, const std::string&
         fmt::print(stderr, "kbench: {}\n", line);
     }
     return outcome;
+}
+
+}  // namespace
+
+RenderOutcome render_results(const std::string& results_json, const std::string& id,
+                             const std::string& out_dir)
+{
+    fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
+    return run_analysis_script("render.py", {results_json, "--id", id, "--out-dir", out_dir});
 }
 
 std::vector<std::string> stored_results(const std::string& results_root, const std::string& id)
@@ -247,17 +258,10 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
 /// measurements, written only when it changes); 1 when it fails.
 int write_scoreboard(const std::string& results_root, Summary& summary)
 {
-    const std::string script =
-        (fs::path(KBENCH_SOURCE_DIR) / "analysis" / "scoreboard.py").string();
-    const ProcessResult p =
-        run_process({python_interpreter(), script, "--results-root", results_root}, true);
-    std::istringstream lines(p.out);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("wrote ", 0) == 0) ++summary.files_written;
-        fmt::print(stderr, "kbench: {}\n", line);
-    }
-    if (p.exit_code == 0) return 0;
-    fmt::print(stderr, "kbench: error: scoreboard.py failed (exit {}) for {}\n", p.exit_code,
+    const RenderOutcome r = run_analysis_script("scoreboard.py", {"--results-root", results_root});
+    summary.files_written += r.files_written;
+    if (r.exit_code == 0) return 0;
+    fmt::print(stderr, "kbench: error: scoreboard.py failed (exit {}) for {}\n", r.exit_code,
                results_root);
     return 1;
 }
