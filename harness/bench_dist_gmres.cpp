@@ -167,21 +167,6 @@ MatrixSet load(const StudyRun& run)
     return load_source_set(run.source);
 }
 
-/// Where the hypergraph partition of `entry` (at rows_per_rank rows per rank, 0: the set's
-/// rows) is kept between runs: in cache_dir() when there is one, so that a later reproduce
-/// (after a timeout, say) reuses it as zianekhodja2014 Sec. 6.2 reuses its partitions, and
-/// `kbench dist gmres --partition-cache auto --partition-only` can make it beforehand; else in
-/// the run's scratch directory. The worker adds .<rank>of<P>.
-std::string partition_cache(const MatrixEntry& entry, long long rows_per_rank,
-                            const ScratchDir& scratch)
-{
-    const std::filesystem::path cache = cache_dir();
-    const std::filesystem::path dir = cache.empty() ? scratch.path : cache / "partitions";
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    return (dir / partition_cache_name(entry, rows_per_rank)).string();
-}
-
 double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)
 {
     if (x.size() != y.size() || x.empty()) return std::nan("");
@@ -191,6 +176,17 @@ double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)
 }
 
 }  // namespace
+
+std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
+                                   const std::filesystem::path& fallback)
+{
+    const std::filesystem::path cache = cache_dir();
+    const std::filesystem::path dir = cache.empty() ? fallback : cache / "partitions";
+    if (dir.empty()) return {};
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return (dir / partition_cache_name(entry, rows_per_rank)).string();
+}
 
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,
@@ -254,7 +250,7 @@ json run_dist_schemes(const StudyRun& run)
     ScratchDir dir{resume_key(run)};
     for (const auto& entry : set.matrices) {
         json first, single;
-        const std::string cache = partition_cache(entry, 0, dir);
+        const std::string cache = partition_cache_prefix(entry, 0, dir.path);
         for (const int p : gpu_rank_counts()) {
             for (const std::string transport : {"host_staged", "nccl"}) {
                 for (const auto& [partition, scheme] : variants) {
@@ -298,7 +294,7 @@ json run_dist_weak_scaling(const StudyRun& run)
     ScratchDir dir{resume_key(run)};
     const MatrixEntry& entry = set.matrices.front();
     json first, single;
-    const std::string cache = partition_cache(entry, weak_rows_per_rank, dir);
+    const std::string cache = partition_cache_prefix(entry, weak_rows_per_rank, dir.path);
     for (const int p : gpu_rank_counts()) {
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const std::string partition : {"natural", "hypergraph"}) {

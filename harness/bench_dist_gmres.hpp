@@ -16,8 +16,11 @@
 #pragma once
 
 #include "harness/study.hpp"
+#include "matrices/matrix_set.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 #include <string>
 #include <utility>
@@ -57,6 +60,15 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
 
 /// zianekhodja2014/table2: for every matrix of the set, CPU ranks (one per core) against GPU
 /// ranks (one per GPU). Throws std::runtime_error when kbench has no MPI launcher.
+/// The prefix (the worker adds .<rank>of<P>) of the hypergraph partition of `entry` at
+/// rows_per_rank rows per rank (0: the set's rows): <cache_dir()>/partitions/
+/// <partition_cache_name>, so that a later reproduce (after a timeout, say) reuses it as
+/// zianekhodja2014 Sec. 6.2 reuses its partitions, and `kbench dist gmres --partition-cache
+/// auto --partition-only` can make it beforehand; <fallback>/<name> when there is no cache
+/// directory; empty when there is neither. Creates the folder.
+std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
+                                   const std::filesystem::path& fallback = {});
+
 nlohmann::json run_dist_table2(const StudyRun& run);
 /// zianekhodja2014/table5 (run.id ends in table5: bandwidth vs compressed, natural blocks) and
 /// table8 (otherwise: the same two plus compressed after the hypergraph partition, whose three
@@ -64,8 +76,8 @@ nlohmann::json run_dist_table2(const StudyRun& run);
 /// transports (one GPU exchanges nothing: one run there, entered under every variant and
 /// transport with "same_run_as"), plus the CPU ranks' natural compressed run (the paper's
 /// Time_CPU; one timed solve, no warm-up and no detailed one). Hypergraph partitions are kept in
-/// cache_dir() between runs (see partition_cache), and so are the workers' results of a run cut
-/// off before its end (ScratchDir's resume key).
+/// cache_dir() between runs (see partition_cache_prefix), and so are the workers' results of a
+/// run cut off before its end (ScratchDir's resume key).
 nlohmann::json run_dist_schemes(const StudyRun& run);
 /// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs
 /// (run.derive_from_results when table8 ran in this invocation, else table8's runs are made).

@@ -1,7 +1,7 @@
 // Building the distributed problem of a `kbench dist gmres` run; see dist_setup.hpp.
 #include "harness/dist_setup.hpp"
 
-#include "harness/mpi_launch.hpp"
+#include "harness/bench_dist_gmres.hpp"
 #include "harness/partition_file.hpp"
 
 #include "matrices/generators.hpp"
@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <filesystem>
 #include <stdexcept>
 
 namespace kbench::harness {
@@ -24,21 +23,20 @@ double since(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// The prefix "auto" stands for: <cache_dir()>/partitions/<partition_cache_name>, the file the
-/// zianekhodja2014 runners use (harness/bench_dist_gmres.cpp).
+/// The prefix "auto" stands for: the file the zianekhodja2014 runners use
+/// (harness/bench_dist_gmres.hpp partition_cache_prefix).
 std::string partition_cache_auto(const MatrixEntry& entry, const DistSetupOptions& o)
 {
     if (o.target_rows > 0)
         throw std::invalid_argument(
             "--partition-cache auto: not with --target-rows (the runners' caches are keyed by "
             "rows per rank; give a PREFIX instead)");
-    const std::filesystem::path cache = cache_dir();
-    if (cache.empty())
+    const std::string prefix = partition_cache_prefix(entry, o.rows_per_rank);
+    if (prefix.empty())
         throw std::runtime_error(
             "--partition-cache auto: no cache directory (set KBENCH_CACHE_DIR, XDG_CACHE_HOME "
             "or HOME)");
-    std::filesystem::create_directories(cache / "partitions");
-    return (cache / "partitions" / partition_cache_name(entry, o.rows_per_rank)).string();
+    return prefix;
 }
 
 /// This rank's natural block of a replicate entry, generated row range by row range.
