@@ -197,3 +197,43 @@ else()
                  "'libcurl4-openssl-dev' and 'libarchive-dev'; `kbench matrix fetch` is "
                  "left out (it says so) and its tests are skipped")
 endif()
+
+# Optional: Trilinos Belos, the peer of the CPU block and pseudo-block GMRES (issue 28;
+# harness/peers_belos.hpp, KBENCH_HAVE_BELOS), through Epetra on one process. Debian:
+# libtrilinos-belos-dev, libtrilinos-epetra-dev (with their Teuchos, Kokkos, Thyra and RTOp
+# headers). Trilinos' own BelosConfig.cmake pulls in every package Debian built Belos with, most
+# of them not installed by these, so the headers and the few libraries used are found directly.
+# Debian's Trilinos is built with MPI (Epetra's headers include mpi.h).
+find_path(KBENCH_BELOS_INCLUDE_DIR BelosBlockGmresSolMgr.hpp PATH_SUFFIXES trilinos)
+find_path(KBENCH_TEUCHOS_INCLUDE_DIR Teuchos_ConfigDefs.hpp PATH_SUFFIXES trilinos)
+find_path(KBENCH_THYRA_INCLUDE_DIR Thyra_MultiVectorBase.hpp PATH_SUFFIXES trilinos)
+set(_kbench_belos_libs trilinos_belosepetra trilinos_belos trilinos_epetra
+    trilinos_teuchosnumerics trilinos_teuchoscomm trilinos_teuchosparameterlist
+    trilinos_teuchoscore trilinos_teuchosremainder trilinos_kokkoscore)
+set(_kbench_belos_found ${KBENCH_HAVE_MPI})
+foreach(_lib ${_kbench_belos_libs})
+  find_library(KBENCH_${_lib}_LIBRARY ${_lib})
+  if(NOT KBENCH_${_lib}_LIBRARY)
+    set(_kbench_belos_found OFF)
+  endif()
+endforeach()
+if(_kbench_belos_found AND KBENCH_BELOS_INCLUDE_DIR AND KBENCH_TEUCHOS_INCLUDE_DIR
+   AND KBENCH_THYRA_INCLUDE_DIR)
+  set(KBENCH_HAVE_BELOS ON)
+  add_library(kbench_belos_libs INTERFACE)
+  target_include_directories(kbench_belos_libs SYSTEM INTERFACE ${KBENCH_BELOS_INCLUDE_DIR})
+  foreach(_lib ${_kbench_belos_libs})
+    target_link_libraries(kbench_belos_libs INTERFACE ${KBENCH_${_lib}_LIBRARY})
+  endforeach()
+  # Only MPI's C API: OpenMPI's and MPICH's C++ bindings stay out of Epetra's headers.
+  target_link_libraries(kbench_belos_libs INTERFACE MPI::MPI_CXX)
+  target_compile_definitions(kbench_belos_libs INTERFACE KBENCH_HAVE_BELOS OMPI_SKIP_MPICXX=1
+                             MPICH_SKIP_MPICXX=1)
+  message(STATUS "kbench: Trilinos Belos at ${KBENCH_BELOS_INCLUDE_DIR}: the Belos peer of "
+                 "block GMRES is built")
+else()
+  set(KBENCH_HAVE_BELOS OFF)
+  message(STATUS "kbench: Trilinos Belos not found (or MPI missing): install the Debian packages "
+                 "'libtrilinos-belos-dev' and 'libtrilinos-epetra-dev'; `kbench peers belos` "
+                 "says so and its test is skipped")
+endif()

@@ -490,6 +490,14 @@ int cpu_threads()
 
 }  // namespace
 
+std::vector<double> boman2022_right_hand_sides(std::int64_t n, int s)
+{
+    if (n < 0 || s < 1)
+        throw std::invalid_argument(fmt::format(
+            "boman2022_right_hand_sides: n = {}, s = {}, expected n >= 0 and s >= 1", n, s));
+    return random_block(n, s);
+}
+
 json run_block_speedup_study(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {  // boman2022/model after boman2022/speedup

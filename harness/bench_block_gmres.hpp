@@ -32,6 +32,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <vector>
+
 namespace kbench::harness {
 
 /// boman2022/speedup (and boman2022/model, the same measurements): for every matrix of the set,
@@ -49,5 +52,11 @@ nlohmann::json run_block_speedup_study(const StudyRun& run);
 /// file comment. Throws as run_block_speedup_study, and std::invalid_argument when the set does
 /// not hold exactly one matrix.
 nlohmann::json run_vanbody_study(const StudyRun& run);
+
+/// The right-hand sides of boman2022/speedup and /vanbody: an n x s block (column-major, ld n)
+/// of uniform [-1, 1) values from a fixed seed (2022); column k is the same for every s, so a
+/// run with fewer columns solves the first columns of a larger one. `kbench peers belos` solves
+/// the same block. Throws std::invalid_argument for n < 0 or s < 1.
+std::vector<double> boman2022_right_hand_sides(std::int64_t n, int s);
 
 }  // namespace kbench::harness

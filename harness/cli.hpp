@@ -43,6 +43,8 @@ void add_matrix_command(CLI::App& app);
 /// `kbench matrix fetch` (cli_matrix_fetch.cpp), added under `matrix` by add_matrix_command.
 void add_matrix_fetch_subcommand(CLI::App* matrix);
 void add_solve_command(CLI::App& app);
+/// `kbench peers belos` (harness/cli_peers.cpp).
+void add_peers_command(CLI::App& app);
 /// `kbench dist gmres` (cli_dist.cpp), built only with MPI (KBENCH_HAVE_MPI).
 void add_dist_command(CLI::App& app);
 /// `kbench dist mpk` (cli_dist_mpk.cpp), added under `dist` by add_dist_command.

@@ -56,6 +56,7 @@ int main(int argc, char** argv)
         add_profile_command(app);
         add_matrix_command(app);
         add_solve_command(app);
+        add_peers_command(app);
 #ifdef KBENCH_HAVE_MPI
         add_dist_command(app);
 #endif
