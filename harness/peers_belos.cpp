@@ -107,7 +107,9 @@ solvers::SolveResult belos_gmres(const Csr<double>& a, int s, const std::vector<
 
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
     const int block_steps = options.max_iterations;
-    params->set("Block Size", solver == BelosSolver::block_gmres ? s : 1);
+    // Both managers take all s right-hand sides at once only with "Block Size" = s:
+    // PseudoBlockGmres works through the columns in groups of "Block Size".
+    params->set("Block Size", s);
     params->set("Num Blocks", std::max(1, std::min(options.restart, std::max(block_steps, 1))));
     params->set("Maximum Iterations", block_steps);
     params->set("Maximum Restarts", block_steps + 1);  // never the limit that stops a solve

@@ -33,13 +33,15 @@ inline constexpr const char* belos_orthogonalization = "ICGS";
 /// Solves A X = B for s right-hand sides with Belos on the CPU (one core, Epetra).
 /// a: n x n host CSR (double); B and X: n x s, column-major, leading dimension n (X: the initial
 /// guess on entry, the solutions on return). Belos parameters from `options`: "Block Size" = s
-/// (block_gmres; pseudo_block_gmres: 1 per system), "Num Blocks" = options.restart (block steps
+/// (for both: PseudoBlockGmres solves its columns in groups of "Block Size", so s puts all s
+/// systems in lockstep, as kbench's pseudo-block GMRES), "Num Blocks" = options.restart (block steps
 /// per cycle, as kbench counts them), "Maximum Iterations" = options.max_iterations (block
 /// steps), "Maximum Restarts" large enough never to stop a solve first, "Convergence Tolerance"
 /// = options.tolerance on ||b_k - A x_k|| / ||r0_k|| per column (= ||b_k|| for X0 = 0),
 /// "Orthogonalization" = belos_orthogonalization. options.tsqr, stagnation_cycles and detailed
 /// have no Belos counterpart and are ignored.
-/// Returns: iterations = Belos' getNumIters() (block steps; pseudo-block: steps), status
+/// Returns: iterations = Belos' getNumIters() (block steps; pseudo-block: steps of the slowest
+/// system; Belos deflates a system once it converged, "Deflation Quorum" 1), status
 /// converged when Belos reports Converged, else max_iterations; true_residual = the largest
 /// ||b_k - A x_k|| / ||b_k|| recomputed by kbench; seconds = wall time of solve() (setup of the
 /// Epetra objects excluded). residual_history is left empty.
