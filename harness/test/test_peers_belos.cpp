@@ -5,11 +5,13 @@
 #include "harness/bench_block_gmres.hpp"
 #include "harness/peers_belos.hpp"
 
+#include "kernels/spmv.hpp"
 #include "matrices/generators.hpp"
 #include "solvers/block_gmres.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -86,6 +88,39 @@ TEST(PeersBelosErrors, BadShapesAreRejectedBeforeBelos)
                  std::invalid_argument);
     EXPECT_THROW(peers::belos_gmres(a, 0, B, X, {}, BelosSolver::block_gmres),
                  std::invalid_argument);
+}
+
+// Pseudo-block GMRES advances the s systems in lockstep: its step count is the slowest system's,
+// in both libraries. The last column is made the easiest (a right-hand side A * ones, smooth), so
+// that a count of the last system alone would differ.
+TEST(PeersBelosLockstep, PseudoBlockCountsTheSlowestSystem)
+{
+    if (!peers::belos_available()) GTEST_SKIP() << "kbench was built without Trilinos Belos";
+    const Csr<double>& a = matrix();
+    const auto n = static_cast<std::size_t>(a.num_rows);
+    std::vector<double> B = boman2022_right_hand_sides(a.num_rows, 2);
+    std::vector<double> ones(n, 1.0);
+    std::fill(B.begin() + n, B.end(), 0.0);
+    spmv::reference::csr(a.view(), 1.0, ones.data(), 0.0, B.data() + n);
+    solvers::BlockGmresOptions o;
+    o.tolerance = 1e-8;
+    o.max_iterations = 1000;
+    o.restart = 30;
+    int slowest = 0, fastest = 1 << 30;
+    for (int c = 0; c < 2; ++c) {
+        const std::vector<double> b(B.begin() + c * n, B.begin() + (c + 1) * n);
+        std::vector<double> x(n, 0.0);
+        const auto r = peers::belos_gmres(a, 1, b, x, o, BelosSolver::pseudo_block_gmres);
+        ASSERT_EQ(r.status, solvers::SolveStatus::converged);
+        slowest = std::max(slowest, r.iterations);
+        fastest = std::min(fastest, r.iterations);
+    }
+    ASSERT_LT(fastest + 5, slowest) << "the two systems should differ in difficulty";
+    std::vector<double> X(B.size(), 0.0), Xk(B.size(), 0.0);
+    const auto both = peers::belos_gmres(a, 2, B, X, o, BelosSolver::pseudo_block_gmres);
+    const auto kb = solvers::pseudo_block_gmres_cpu(a, 2, B, Xk, o);
+    EXPECT_NEAR(both.iterations, slowest, 2);
+    EXPECT_NEAR(kb.iterations, slowest, 2);
 }
 
 // With Belos a diagonal system converges in one step; without it the error names the packages.
