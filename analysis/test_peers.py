@@ -1,11 +1,10 @@
-"""Tests of analysis/peers.py (SciPy on the CPU; CuPy is exercised on the GPU machine): each
-solver converges on a small nonsymmetric system written here, the counts are consistent, bad
-arguments are rejected, and a missing backend exits with status 2 and names the package."""
+"""Tests of analysis/studies/peers.py (peers/gmres): a fixture results file with two matrices,
+kbench's two orthogonalizations, CuPy and SciPy (one skipped), rendered; the speedups over each
+peer, the summary against issue 28's 1.5x goal and the skipped peer's reason are checked."""
 
 from __future__ import annotations
 
-import contextlib
-import io
+import json
 import os
 import sys
 import tempfile
@@ -14,93 +13,62 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import peers  # noqa: E402
-
-try:
-    import numpy as np
-    import scipy.io
-    import scipy.sparse
-    HAVE_SCIPY = True
-except ImportError:  # pragma: no cover - depends on the machine
-    HAVE_SCIPY = False
+import kbench_results  # noqa: E402
+from studies import peers  # noqa: E402
 
 
-def convection_diffusion_2d(n: int, w: float):
-    """5-point upwind convection-diffusion on an n x n grid (nonsymmetric M-matrix)."""
-    h = 1.0 / (n + 1)
-    main = np.full(n * n, 4.0 + h * w)
-    rows, cols, vals = [], [], []
-    for i in range(n * n):
-        x, y = i % n, i // n
-        rows.append(i); cols.append(i); vals.append(main[i])
-        if x > 0:
-            rows.append(i); cols.append(i - 1); vals.append(-1.0 - h * w)
-        if x < n - 1:
-            rows.append(i); cols.append(i + 1); vals.append(-1.0)
-        if y > 0:
-            rows.append(i); cols.append(i - n); vals.append(-1.0)
-        if y < n - 1:
-            rows.append(i); cols.append(i + n); vals.append(-1.0)
-    return scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(n * n, n * n))
+def entry(matrix, key, label, device, steps, seconds, **extra):
+    e = {"name": f"gmres/{matrix}/{key}", "figure": "gmres", "matrix": matrix, "n": 1000000,
+         "nnz": 5000000, "key": key, "implementation": label, "device": device, "restart": 30,
+         "tolerance": 1e-8, "steps": steps, "seconds": seconds,
+         "seconds_per_step": seconds / steps, "true_residual": 9e-9, "status": "converged"}
+    e.update(extra)
+    return e
 
 
-@unittest.skipUnless(HAVE_SCIPY, "SciPy is not installed (Debian: python3-scipy)")
-class ScipyPeers(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.path = os.path.join(cls.tmp.name, "cd.mtx")
-        scipy.io.mmwrite(cls.path, convection_diffusion_2d(30, 40.0))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def test_every_solver_converges_with_consistent_counts(self):
-        for solver in ("gmres", "bicgstab"):
-            with self.subTest(solver=solver):
-                r = peers.run(self.path, solver, "scipy", restart=20, tolerance=1e-8,
-                              max_steps=2000, repetitions=1)
-                self.assertTrue(r["converged"], r)
-                self.assertLessEqual(r["true_residual"], 1e-8 * 1.0001)
-                self.assertGreater(r["steps"], 1)
-                self.assertLess(r["steps"], 2000)
-                self.assertGreaterEqual(r["spmvs"], r["steps"])  # one or more A v per step
-                self.assertEqual(r["n"], 900)
-                self.assertGreater(r["seconds"], 0.0)
-        r = peers.run(self.path, "gmres", "scipy", restart=20, tolerance=1e-8, max_steps=2000,
-                      repetitions=1)
-        self.assertEqual(r["cycles"], -(-r["steps"] // 20))
-
-    def test_step_limit_reports_not_converged(self):
-        r = peers.run(self.path, "gmres", "scipy", restart=5, tolerance=1e-12, max_steps=10,
-                      repetitions=1)
-        self.assertFalse(r["converged"])
-        self.assertNotEqual(r["info"], 0)
-
-    def test_bad_arguments(self):
-        with self.assertRaises(ValueError):
-            peers.run(self.path, "minres", "scipy", 30, 1e-8, 100)
-        with self.assertRaises(ValueError):
-            peers.run(self.path, "gmres", "scipy", 0, 1e-8, 100)
-        with self.assertRaises(ValueError):
-            peers.run(self.path, "gmres", "numba", 30, 1e-8, 100)
-        with self.assertRaises(ValueError):
-            peers.run(self.path, "gmres", "scipy", 30, 1e-8, 100, rhs="zeros")
+def fixture():
+    es = [
+        entry("A", "kbench_cgs2", "kbench GMRES(30) CGS2", "gpu", 300, 0.060),
+        entry("A", "kbench_lowsync", "kbench GMRES(30) low-sync CGS2", "gpu", 300, 0.045),
+        entry("A", "cupy", "CuPy gmres", "gpu", 300, 0.090, version="cupy 14.0.0"),
+        entry("A", "scipy", "SciPy gmres", "cpu", 300, 9.0, version="scipy 1.10.1"),
+        entry("B", "kbench_cgs2", "kbench GMRES(30) CGS2", "gpu", 100, 0.020),
+        entry("B", "kbench_lowsync", "kbench GMRES(30) low-sync CGS2", "gpu", 100, 0.025),
+        {"name": "gmres/B/cupy", "figure": "gmres", "matrix": "B", "key": "cupy",
+         "implementation": "CuPy gmres", "device": "gpu", "skipped": "cupy is not installed"},
+        entry("B", "scipy", "SciPy gmres", "cpu", 120, 6.0, version="scipy 1.10.1"),
+    ]
+    ctx = {"kbench_schema_version": 1,
+           "kbench": {"id": "peers/gmres", "peers": {"restart": 30, "tolerance": 1e-8,
+                                                     "max_steps": 600, "notes": ["a note"]}}}
+    return {"context": ctx, "benchmarks": es}
 
 
-class MissingBackend(unittest.TestCase):
-    def test_missing_cupy_exits_2_naming_the_package(self):
-        try:
-            import cupy  # noqa: F401
-            self.skipTest("CuPy is installed here: nothing missing")
-        except ImportError:
-            pass
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            status = peers.main(["--matrix", "/nonexistent.mtx", "--backend", "cupy"])
-        self.assertEqual(status, 2)
-        self.assertIn("cupy", err.getvalue().lower())
+class RenderGmres(unittest.TestCase):
+    def test_table_speedups_and_summary(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "results.json")
+            with open(path, "w") as f:
+                json.dump(fixture(), f)
+            res = kbench_results.load(path)
+            written = peers.render_gmres(res, d)
+            self.assertTrue(any(w.endswith("table.md") for w in written))
+            with open(os.path.join(d, "table.md")) as f:
+                text = f.read()
+        # A: kbench's best per step is low-sync (150 us); CuPy 300 us -> 2.00x per step,
+        # 0.090 / 0.045 = 2.00x to solution; SciPy 30000 us -> 200x.
+        self.assertIn("| CuPy gmres (cupy 14.0.0) | gpu | 300 | 300 | 0.0900 | 9.00e-09 | "
+                      "converged | 2.00 | 2.00 |", text)
+        self.assertIn("| SciPy gmres (scipy 1.10.1) | cpu | 300 | 30000 | 9.00 | 9.00e-09 | "
+                      "converged | 200 | 200 |", text)
+        # B: kbench's best is CGS2 (200 us, 0.020 s): SciPy 250x per step, 300x to solution.
+        self.assertIn("| SciPy gmres (scipy 1.10.1) | cpu | 120 | 50000 | 6.00 | 9.00e-09 | "
+                      "converged | 250 | 300 |", text)
+        # B: CuPy skipped, with its reason; no CuPy summary number.
+        self.assertIn("cupy is not installed", text)
+        self.assertRegex(text, r"\| B \| n/a \| n/a \|")
+        self.assertIn("1 of 1 matrices per step", text)
+        self.assertIn("- a note", text)
 
 
 if __name__ == "__main__":

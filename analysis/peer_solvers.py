@@ -2,7 +2,7 @@
 gmres, bicgstab and cg on the CPU and CuPy's (cupyx.scipy.sparse.linalg, cuSPARSE SpMV) on the
 GPU, each timed to a tolerance with the same right-hand side and initial guess kbench uses.
 
-    python3 analysis/peers.py --matrix A.mtx --solver gmres --backend scipy --restart 30 \\
+    python3 analysis/peer_solvers.py --matrix A.mtx --solver gmres --backend scipy --restart 30 \\
         --tolerance 1e-8 --max-steps 3000 [--rhs ones|random] [--repetitions 3] [--json out.json]
 
 Prints one JSON object (and writes it with --json): solver, backend and its version, n, nnz,
@@ -185,10 +185,10 @@ def main(argv: List[str]) -> int:
         result = run(args.matrix, args.solver, args.backend, args.restart, args.tolerance,
                      args.max_steps, args.rhs, args.repetitions)
     except BackendMissing as e:
-        print(f"peers.py: {e}", file=sys.stderr)
+        print(f"peer_solvers.py: {e}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:
-        print(f"peers.py: error: {e}", file=sys.stderr)
+        print(f"peer_solvers.py: error: {e}", file=sys.stderr)
         return 1
     text = json.dumps(result, indent=1)
     print(text)
