@@ -1,9 +1,9 @@
-// BiCGSTAB solves over a matrix set; see harness/bench_bicgstab.hpp.
-#include "harness/bench_bicgstab.hpp"
+// BiCGSTAB solves over a matrix set; see harness/bench/bench_bicgstab.hpp.
+#include "harness/bench/bench_bicgstab.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/timing.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"

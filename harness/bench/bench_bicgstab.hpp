@@ -3,8 +3,8 @@
 // results document that `kbench solve bicgstab` prints and the BiCGSTAB study modules render.
 #pragma once
 
-#include "harness/machine.hpp"
-#include "harness/study_context.hpp"
+#include "harness/core/machine.hpp"
+#include "harness/core/study_context.hpp"
 #include "solvers/bicgstab.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
-#include "harness/bench_spmv.hpp"
+#include "harness/bench/bench_spmv.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/registry.hpp"
-#include "harness/results_json.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/l2_flush.hpp"
 #include "kernels/spmv.hpp"

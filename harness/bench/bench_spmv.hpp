@@ -4,8 +4,8 @@
 // memory at a time.
 #pragma once
 
-#include "harness/machine.hpp"
-#include "harness/study_context.hpp"
+#include "harness/core/machine.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <nlohmann/json.hpp>
 

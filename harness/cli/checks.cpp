@@ -1,5 +1,5 @@
 // Option checks shared by the subcommands; see cli.hpp.
-#include "harness/cli.hpp"
+#include "harness/cli/cli.hpp"
 #include "matrices/matrix_set.hpp"
 
 #include <fmt/format.h>

@@ -2,14 +2,14 @@
 // callback does the work; callbacks throw on errors (main prints "kbench: error: ...").
 #pragma once
 
-#include "harness/study_context.hpp"
+#include "harness/core/study_context.hpp"
 #include "matrices/sellp.hpp"
 
 #include <CLI/CLI.hpp>
 
 namespace kbench::harness {
 
-// Option checks (cli_checks.cpp): CLI11 reports a failed one as "--option: <message>" before
+// Option checks (checks.cpp): CLI11 reports a failed one as "--option: <message>" before
 // any callback runs, so bad options are refused before anything else, GPU or not.
 
 /// Accepts a std::regex (ECMAScript); otherwise "'<text>' is not a valid regular expression".
@@ -40,14 +40,11 @@ void add_bench_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
-/// `kbench matrix fetch` (cli_matrix_fetch.cpp), added under `matrix` by add_matrix_command.
+/// `kbench matrix fetch` (matrix_fetch.cpp), added under `matrix` by add_matrix_command.
 void add_matrix_fetch_subcommand(CLI::App* matrix);
 void add_solve_command(CLI::App& app);
-/// `kbench dist gmres` (cli_dist.cpp), built only with MPI (KBENCH_HAVE_MPI).
+/// `kbench dist` (dist.cpp) with the studies' MPI workers under it (gmres, mpk, ca-gmres),
+/// built only with MPI (KBENCH_HAVE_MPI).
 void add_dist_command(CLI::App& app);
-/// `kbench dist mpk` (cli_dist_mpk.cpp), added under `dist` by add_dist_command.
-void add_dist_mpk_subcommand(CLI::App* dist);
-/// `kbench dist ca-gmres` (cli_dist_ca_gmres.cpp), added under `dist` by add_dist_command.
-void add_dist_ca_gmres_subcommand(CLI::App* dist);
 
 }  // namespace kbench::harness

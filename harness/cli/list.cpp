@@ -1,9 +1,9 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
-#include "harness/catalogue.hpp"
-#include "harness/cli.hpp"
-#include "harness/registry.hpp"
-#include "harness/reproduce.hpp"
-#include "harness/study.hpp"
+#include "harness/core/catalogue.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/cli/reproduce.hpp"
+#include "harness/core/study.hpp"
 #include "matrices/matrix_set.hpp"
 
 #include <fmt/format.h>

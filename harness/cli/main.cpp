@@ -1,7 +1,7 @@
 // kbench: benchmarking and performance-model harness for GPU Krylov solvers.
 // Subcommands: list, machine, bench spmv, reproduce, profile, matrix (see `kbench --help`).
-#include "harness/cli.hpp"
-#include "harness/study_context.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
-// `kbench matrix stats|generate|convert`: Matrix Market utilities (`fetch`: cli_matrix_fetch.cpp).
-#include "harness/cli.hpp"
-#include "harness/study_context.hpp"
+// `kbench matrix stats|generate|convert`: Matrix Market utilities (`fetch`: matrix_fetch.cpp).
+#include "harness/cli/cli.hpp"
+#include "harness/core/study_context.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"
 #include "matrices/mm_io.hpp"

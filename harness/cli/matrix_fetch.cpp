@@ -1,6 +1,6 @@
 // `kbench matrix fetch`: the papers' own matrices from the SuiteSparse Matrix Collection.
-#include "harness/cli.hpp"
-#include "harness/study_context.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/core/study_context.hpp"
 #include "matrices/matrix_set.hpp"
 #include "matrices/suitesparse_fetch.hpp"
 

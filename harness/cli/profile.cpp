@@ -1,8 +1,8 @@
-#include "harness/profile.hpp"
+#include "harness/cli/profile.hpp"
 
-#include "harness/ncu_csv.hpp"
-#include "harness/process.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/ncu_csv.hpp"
+#include "harness/core/process.hpp"
+#include "harness/core/registry.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

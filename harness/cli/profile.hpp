@@ -2,7 +2,7 @@
 // and compare it with the traffic model (models/spmv_traffic.hpp; anzt2015 Sec. 3.1).
 #pragma once
 
-#include "harness/study_context.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
-#include "harness/reproduce.hpp"
-#include "harness/mpi_launch.hpp"
+#include "harness/cli/reproduce.hpp"
+#include "harness/mpi/mpi_launch.hpp"
 
-#include "harness/process.hpp"
-#include "harness/registry.hpp"
-#include "harness/results_json.hpp"
+#include "harness/core/process.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
 #include "kernels/base/device.hpp"
 
 #include <cuda_runtime_api.h>

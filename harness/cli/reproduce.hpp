@@ -6,8 +6,8 @@
 // new run only in its run context (results_json.hpp) is kept as it is.
 #pragma once
 
-#include "harness/study.hpp"
-#include "harness/study_context.hpp"
+#include "harness/core/study.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <string>
 #include <vector>

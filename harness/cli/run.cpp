@@ -1,10 +1,10 @@
 // `kbench machine`, `kbench bench spmv`, `kbench reproduce`, `kbench profile`.
-#include "harness/bench_spmv.hpp"
-#include "harness/cli.hpp"
-#include "harness/profile.hpp"
-#include "harness/registry.hpp"
-#include "harness/reproduce.hpp"
-#include "harness/results_json.hpp"
+#include "harness/bench/bench_spmv.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/cli/profile.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/cli/reproduce.hpp"
+#include "harness/core/results_json.hpp"
 #include "kernels/base/device.hpp"
 
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 // `kbench solve bicgstab`: BiCGSTAB solves over a matrix set, every form and SpMV kernel asked.
-#include "harness/bench_bicgstab.hpp"
-#include "harness/cli.hpp"
-#include "harness/registry.hpp"
-#include "harness/results_json.hpp"
+#include "harness/bench/bench_bicgstab.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
 
 #include <iostream>
 #include <memory>

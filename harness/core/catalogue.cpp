@@ -1,6 +1,6 @@
-#include "harness/catalogue.hpp"
+#include "harness/core/catalogue.hpp"
 
-#include "harness/registry.hpp"
+#include "harness/core/registry.hpp"
 
 #include <nlohmann/json.hpp>
 

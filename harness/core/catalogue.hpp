@@ -9,7 +9,7 @@ namespace kbench::harness {
 
 /// One catalogued table or figure.
 struct CatalogueEntry {
-    std::string id;     // "<study>/<item>", e.g. "yamazaki2014/fig6"
+    std::string id;     // "<study>/<item>", e.g. "<paper>/fig6"
     std::string title;  // short title
 };
 

@@ -1,6 +1,6 @@
-#include "harness/git_info.hpp"
+#include "harness/core/git_info.hpp"
 
-#include "harness/process.hpp"
+#include "harness/core/process.hpp"
 
 #include <algorithm>
 #include <cctype>

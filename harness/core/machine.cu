@@ -1,7 +1,7 @@
 // Machine profile measurements (see machine.hpp).
-#include "harness/machine.hpp"
+#include "harness/core/machine.hpp"
 
-#include "harness/timing.hpp"
+#include "harness/core/timing.hpp"
 
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"

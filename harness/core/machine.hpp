@@ -1,6 +1,6 @@
 // Machine profile: the measured rates that the performance models divide by (STREAM-style
-// bandwidth, launch and reduction latencies, FP64 dgemm rate). anzt2015 Sec. 3 and Sec. 4.2
-// model SpMV and BiCGSTAB as bandwidth bound; the latencies bound the cost of each kernel launch
+// bandwidth, launch and reduction latencies, FP64 dgemm rate). The models
+// treat SpMV and the Krylov vector operations as bandwidth bound; the latencies bound the cost of each kernel launch
 // and each host round trip of a dot product.
 #pragma once
 

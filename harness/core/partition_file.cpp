@@ -1,5 +1,7 @@
 // The partition cache's file format; see partition_file.hpp.
-#include "harness/partition_file.hpp"
+#include "harness/core/partition_file.hpp"
+
+#include "harness/core/resources.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -135,6 +137,17 @@ bool read_partition_file(const std::string& file, PartitionRecord& record)
     record.made_on = std::move(made_on);
     record.parts = std::move(out);
     return true;
+}
+
+std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
+                                   const std::filesystem::path& fallback)
+{
+    const std::filesystem::path cache = cache_dir();
+    const std::filesystem::path dir = cache.empty() ? fallback : cache / "partitions";
+    if (dir.empty()) return {};
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return (dir / partition_cache_name(entry, rows_per_rank)).string();
 }
 
 }  // namespace kbench::harness

@@ -1,4 +1,4 @@
-#include "harness/process.hpp"
+#include "harness/core/process.hpp"
 
 #include <cerrno>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
 // matrices}; each benchmark gets a "kbench" object {study, kernel, precision, matrix, params}.
 #pragma once
 
-#include "harness/git_info.hpp"
-#include "harness/machine.hpp"
+#include "harness/core/git_info.hpp"
+#include "harness/core/machine.hpp"
 #include "kernels/base/device.hpp"
 
 #include <nlohmann/json.hpp>

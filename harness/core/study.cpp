@@ -1,7 +1,7 @@
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 
-#include "harness/catalogue.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/catalogue.hpp"
+#include "harness/core/registry.hpp"
 
 #include <fmt/format.h>
 

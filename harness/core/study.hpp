@@ -4,8 +4,8 @@
 // and `kbench list` only walk this registry; they name no study.
 #pragma once
 
-#include "harness/machine.hpp"
-#include "harness/study_context.hpp"
+#include "harness/core/machine.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -40,7 +40,7 @@ using StudyRunner = std::function<nlohmann::json(const StudyRun&)>;
 
 /// One reproducible table or figure.
 struct Reproduction {
-    std::string id;                    // "<study>/<item>", e.g. "anzt2015/table3"
+    std::string id;                    // "<study>/<item>", e.g. "<paper>/table3"
     std::string description;           // one line for `kbench list --ids`
     std::string default_set = "default";  // matrix set used when --set is not given
     StudyNeeds needs;

@@ -1,11 +1,11 @@
-#include "harness/study_context.hpp"
+#include "harness/core/study_context.hpp"
 
 #include <filesystem>
 #include <stdexcept>
 
-#include "harness/git_info.hpp"
-#include "harness/mpi_launch.hpp"
-#include "harness/results_json.hpp"
+#include "harness/core/git_info.hpp"
+#include "harness/core/resources.hpp"
+#include "harness/core/results_json.hpp"
 #include "kernels/base/device.hpp"
 #include "matrices/stats.hpp"
 

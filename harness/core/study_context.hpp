@@ -2,7 +2,7 @@
 // a time (so that matrices with 2.7e8 nonzeros fit: only one is in memory).
 #pragma once
 
-#include "harness/machine.hpp"
+#include "harness/core/machine.hpp"
 #include "matrices/csr.hpp"
 #include "matrices/matrix_set.hpp"
 #include "matrices/sellp.hpp"

@@ -1,7 +1,7 @@
 // Link figures between ranks; see dist_link.hpp.
-#include "harness/dist_link.hpp"
+#include "harness/mpi/dist_link.hpp"
 
-#include "harness/timing.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"

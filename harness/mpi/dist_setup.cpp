@@ -1,8 +1,7 @@
 // Building the distributed problem of a `kbench dist gmres` run; see dist_setup.hpp.
-#include "harness/dist_setup.hpp"
+#include "harness/mpi/dist_setup.hpp"
 
-#include "harness/bench_dist_gmres.hpp"
-#include "harness/partition_file.hpp"
+#include "harness/core/partition_file.hpp"
 
 #include "matrices/generators.hpp"
 #include "matrices/mm_io.hpp"
@@ -24,7 +23,7 @@ double since(std::chrono::steady_clock::time_point t0)
 }
 
 /// The prefix "auto" stands for: the file the zianekhodja2014 runners use
-/// (harness/bench_dist_gmres.hpp partition_cache_prefix).
+/// (harness/core/partition_file.hpp partition_cache_prefix).
 std::string partition_cache_auto(const MatrixEntry& entry, const DistSetupOptions& o)
 {
     if (o.target_rows > 0)

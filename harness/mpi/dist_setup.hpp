@@ -25,7 +25,7 @@ struct DistSetupOptions {
     /// reuses the result, zianekhodja2014 Sec. 6.2). Rank r of P reads <prefix>.<r>of<P> when
     /// every rank has its file, and otherwise partitions and writes it. Empty: no cache;
     /// "auto": the file the zianekhodja2014 runners use, in kbench's cache directory
-    /// (harness/partition_file.hpp partition_cache_name).
+    /// (harness/core/partition_file.hpp partition_cache_name).
     std::string partition_cache;
 };
 

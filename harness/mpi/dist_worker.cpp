@@ -1,7 +1,7 @@
 // Shared pieces of the MPI workers; see dist_worker.hpp.
-#include "harness/dist_worker.hpp"
+#include "harness/mpi/dist_worker.hpp"
 
-#include "harness/results_json.hpp"
+#include "harness/core/results_json.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/device.hpp"
 #include "matrices/reorder.hpp"

@@ -4,7 +4,7 @@
 // instead of leaving the others waiting in a collective. Needs MPI (built only with it).
 #pragma once
 
-#include "harness/study_context.hpp"
+#include "harness/core/study_context.hpp"
 #include "solvers/distributed/communicator.hpp"
 #include "solvers/distributed/halo_exchange_gpu.hpp"
 

@@ -1,9 +1,9 @@
-// The study registry (with the studies of KBENCH_STUDY_SOURCES linked in), the catalogue, the
+// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the catalogue, the
 // run order and the needs check. No GPU needed.
-#include "harness/bench_dist_gmres.hpp"
-#include "harness/bench_spike.hpp"
-#include "harness/catalogue.hpp"
-#include "harness/study.hpp"
+#include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
+#include "harness/studies/li2012/bench_spike.hpp"
+#include "harness/core/catalogue.hpp"
+#include "harness/core/study.hpp"
 
 #include <gtest/gtest.h>
 

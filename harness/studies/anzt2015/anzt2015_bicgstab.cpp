@@ -11,9 +11,9 @@
 //   predicted {memory, memory_dot, memory_dot_spmv}   eqs. 2, 4, 5 (refit F when available)
 //   predicted_paper_fit {memory_dot, memory_dot_spmv} eqs. 4, 5 with the paper's F
 //   measured {fusion, total, spmv, graph_total}       1 - T / T(reference, CSR) per iteration
-#include "harness/bench_bicgstab.hpp"
-#include "harness/bench_vector_kernels.hpp"
-#include "harness/study.hpp"
+#include "harness/bench/bench_bicgstab.hpp"
+#include "harness/studies/anzt2015/bench_vector_kernels.hpp"
+#include "harness/core/study.hpp"
 #include "models/bicgstab_model.hpp"
 
 #include <fmt/format.h>

@@ -2,8 +2,8 @@
 // the fused p update against three cuBLAS calls (Fig. 9) and the dot products of one BiCGSTAB
 // iteration, cuBLAS vs merged, with the refit of the savings curve F(n) (Fig. 10). Double
 // precision; vectors only, so the matrix set (--set) is not used.
-#include "harness/bench_vector_kernels.hpp"
-#include "harness/study.hpp"
+#include "harness/studies/anzt2015/bench_vector_kernels.hpp"
+#include "harness/core/study.hpp"
 
 namespace kbench::harness {
 namespace {

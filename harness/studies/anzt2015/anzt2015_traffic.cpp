@@ -12,11 +12,11 @@
 // models::csr_spmv),
 // measured_bytes_read / measured_bytes_written (DRAM, per iteration, averaged over the
 // profiled iterations) and launches (kernels per iteration under that name).
-#include "harness/ncu_csv.hpp"
-#include "harness/process.hpp"
-#include "harness/registry.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study.hpp"
+#include "harness/core/ncu_csv.hpp"
+#include "harness/core/process.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"

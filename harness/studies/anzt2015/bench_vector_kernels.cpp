@@ -1,12 +1,12 @@
 // Dot-product kernels and the fused p update against cuBLAS (anzt2015 Figs. 7-10); see
-// harness/bench_vector_kernels.hpp.
-#include "harness/bench_vector_kernels.hpp"
+// harness/studies/anzt2015/bench_vector_kernels.hpp.
+#include "harness/studies/anzt2015/bench_vector_kernels.hpp"
 
-#include "harness/timing.hpp"
+#include "harness/core/timing.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"

@@ -20,7 +20,7 @@
 //    "loops" (L), "max_rel_error"}; fig10's merged_sequence entries add "savings".
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
 // The boman2022 block GMRES study (declarations and results schema in bench_block_gmres.hpp).
-#include "harness/bench_block_gmres.hpp"
+#include "harness/studies/boman2022/bench_block_gmres.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"

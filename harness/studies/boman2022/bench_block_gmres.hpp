@@ -28,7 +28,7 @@
 //   for that s, null for an s it did not run)}.
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 // boman2022 (block GMRES vs s x GMRES, latency-bandwidth model of the block size): the block
 // speedup on the GPU and the CPU, the model calibrated on the machine against it, and the
-// vanbody iteration table. Runners: harness/bench_block_gmres.hpp.
-#include "harness/bench_block_gmres.hpp"
-#include "harness/study.hpp"
+// vanbody iteration table. Runners: harness/studies/boman2022/bench_block_gmres.hpp.
+#include "harness/studies/boman2022/bench_block_gmres.hpp"
+#include "harness/core/study.hpp"
 
 namespace kbench::harness {
 namespace {

@@ -1,11 +1,11 @@
 // The li2012 SPIKE::GPU study (declarations and results schema in bench_spike.hpp).
-#include "harness/bench_spike.hpp"
+#include "harness/studies/li2012/bench_spike.hpp"
 
-#include "harness/machine.hpp"
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+#include "harness/core/machine.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"

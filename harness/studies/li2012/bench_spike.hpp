@@ -77,7 +77,7 @@
 //   "k_values", "psize_grids", "remainder", "psizes", "points" (with "signs")), "notes"}.
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 #include "matrices/csr.hpp"
 
 #include <nlohmann/json.hpp>

@@ -2,9 +2,9 @@
 // truncated-SPIKE residual vs diagonal dominance, the partition-size tuning, time vs N and vs K
 // against LAPACK dgbsv and cuDSS, the time per phase, and the mixed-precision preconditioner.
 // li2012's random banded matrices are generated per point, so the matrix set (--set) is not
-// used. Runners: harness/bench_spike.hpp.
-#include "harness/bench_spike.hpp"
-#include "harness/study.hpp"
+// used. Runners: harness/studies/li2012/bench_spike.hpp.
+#include "harness/studies/li2012/bench_spike.hpp"
+#include "harness/core/study.hpp"
 
 namespace kbench::harness {
 namespace {

@@ -1,14 +1,14 @@
 // Runners of the yamazaki2014 CA-GMRES ids (declarations and result schema in
-// harness/bench_ca_gmres.hpp).
-#include "harness/bench_ca_gmres.hpp"
+// harness/studies/yamazaki2014/bench_ca_gmres.hpp).
+#include "harness/studies/yamazaki2014/bench_ca_gmres.hpp"
 
-#include "harness/ca_gmres_rows.hpp"
-#include "harness/mpi_launch.hpp"
+#include "harness/studies/yamazaki2014/ca_gmres_rows.hpp"
+#include "harness/mpi/mpi_launch.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
@@ -160,7 +160,7 @@ void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions
 }
 
 /// fig14 on P = 2, 4, ... GPUs (gpu_rank_counts beyond 1), both transports: one
-/// `kbench dist ca-gmres` worker per P and transport (harness/cli_dist_ca_gmres.cpp), its rows
+/// `kbench dist ca-gmres` worker per P and transport (harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp), its rows
 /// appended with the base fields, gpus = P and the transport; a failed worker leaves one entry
 /// with its "error".
 void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Csr<double>& a,
@@ -251,7 +251,7 @@ json run_ca_gmres_study(const StudyRun& run)
           "min(m, 64) columns BCGS2 and the TSQR, with the basis and TSQR of the fastest "
           "converged per-block CA-GMRES row of s > 1",
           "on P = 2, 4, ... GPUs (one MPI rank per GPU, natural row blocks, host-staged and NCCL "
-          "transports; harness/cli_dist_ca_gmres.cpp): the same system and rows on the "
+          "transports; harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp): the same system and rows on the "
           "distributed layer, with the TSQRs that run on several ranks (the Gram-based: "
           "CholQR, CholQR2, SVQR, shifted CholQR3); GMRES SpMV = its "
           "SpMV and halo phases; times are the slowest rank's"}}};

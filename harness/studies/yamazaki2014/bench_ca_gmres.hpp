@@ -29,7 +29,7 @@
 //   "residual" {"mean", "min", "max"} (||V - Q R||_F / ||V||_F), "gram_condition" {...}}.
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // The yamazaki2014/fig8 runner and the MPK model of its entries; see bench_dist_mpk.hpp.
-#include "harness/bench_dist_mpk.hpp"
+#include "harness/studies/yamazaki2014/bench_dist_mpk.hpp"
 
-#include "harness/mpi_launch.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
+#include "harness/mpi/mpi_launch.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "models/mpk_model.hpp"
 

@@ -1,11 +1,11 @@
 // yamazaki2014 Sec. V, Figs. 10 and 11: TSQR quality over kappa and tall-skinny kernel / TSQR
-// throughput against cuBLAS and cuSOLVER; see harness/bench_tall_skinny.hpp.
-#include "harness/bench_tall_skinny.hpp"
+// throughput against cuBLAS and cuSOLVER; see harness/studies/yamazaki2014/bench_tall_skinny.hpp.
+#include "harness/studies/yamazaki2014/bench_tall_skinny.hpp"
 
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"

@@ -19,7 +19,7 @@
 //    variant that could not run has null times and rates and an "error" message.
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 #include "solvers/orthogonalization/tsqr.hpp"
 
 #include <nlohmann/json.hpp>

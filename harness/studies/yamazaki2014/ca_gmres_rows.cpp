@@ -1,6 +1,6 @@
 // The rows of yamazaki2014 Fig. 14 shared by the one-GPU runner and the MPI worker; see
 // ca_gmres_rows.hpp.
-#include "harness/ca_gmres_rows.hpp"
+#include "harness/studies/yamazaki2014/ca_gmres_rows.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // `kbench dist mpk`: the matrix powers kernel (MPK) on P ranks against s distributed SpMVs
 // (yamazaki2014 Sec. IV-B, Fig. 8), launched as `mpirun -np P kbench dist mpk ...` (by hand, or
-// by the yamazaki2014/fig8 runner of harness/bench_dist_mpk.hpp). Every rank builds the whole
+// by the yamazaki2014/fig8 runner of harness/studies/yamazaki2014/bench_dist_mpk.hpp). Every rank builds the whole
 // matrix of a matrix-set entry (the sets of this study are small), partitions it (natural
 // blocks, or METIS k-way), and, on one GPU per rank (host_staged or NCCL transport) or on CPU
 // ranks, times the generation of m basis vectors (--vectors, default 100):
@@ -12,7 +12,7 @@
 //    not 0 (DistributedMpk / DistributedMpkCpu of solvers/distributed/distributed_mpk.hpp, every
 //    call from v_1), the total and its local-product ("SpMV") part (products(): no exchange),
 //    and the largest deviation of one s-step call from s baseline SpMVs;
-//  * the figures the model prices with (models/mpk_model.hpp): the link (harness/dist_link.hpp
+//  * the figures the model prices with (models/mpk_model.hpp): the link (harness/mpi/dist_link.hpp
 //    measure_link, over the run's own transport), every rank's local SpMV time on its s = 1
 //    local matrix (same kernel policy), and the per-part counts of mpk_part_counts
 //    (matrices/row_partition.hpp) for each s.
@@ -42,13 +42,14 @@
 //          "call_nnz" [d] (nonzeros one s-step call multiplies), "kernel" (gpu, rank 0),
 //          "counts" {"own_rows" [d], "own_nnz" [d], "boundary_rows" [d][k-1],
 //                    "boundary_nnz" [d][k-1], "mpk_messages" [d]} (MpkPartCounts of s steps)}]}
-// Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
-#include "harness/cli.hpp"
-#include "harness/dist_link.hpp"
-#include "harness/dist_worker.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+// Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
+#include "harness/studies/yamazaki2014/dist_mpk_worker.hpp"
+
+#include "harness/mpi/dist_link.hpp"
+#include "harness/mpi/dist_worker.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
@@ -61,6 +62,7 @@
 #include "solvers/distributed/distributed_mpk.hpp"
 #include "solvers/distributed/distributed_spmv.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 

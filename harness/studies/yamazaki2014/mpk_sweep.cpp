@@ -1,5 +1,5 @@
 // MPK counts for every step count from one set of index sets; see mpk_sweep.hpp.
-#include "harness/mpk_sweep.hpp"
+#include "harness/studies/yamazaki2014/mpk_sweep.hpp"
 
 #include "matrices/row_partition.hpp"
 

@@ -13,10 +13,10 @@
 // "fig6" object {surface_to_volume {max, mean, per_part}, surface_nnz, extra_flops {max,
 // per_part}, extra_flops_fraction_max} and a "fig7" object {mpk_words, gather_words,
 // scatter_words, spmv_words, *_per_restart, mpk_messages, spmv_messages}.
-#include "harness/mpk_sweep.hpp"
-#include "harness/progress.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study.hpp"
+#include "harness/studies/yamazaki2014/mpk_sweep.hpp"
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/banded.hpp"
 #include "matrices/reorder.hpp"

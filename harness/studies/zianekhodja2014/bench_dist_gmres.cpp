@@ -1,10 +1,10 @@
 // The zianekhodja2014 runners; see bench_dist_gmres.hpp.
-#include "harness/bench_dist_gmres.hpp"
+#include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 
-#include "harness/mpi_launch.hpp"
-#include "harness/partition_file.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
+#include "harness/mpi/mpi_launch.hpp"
+#include "harness/core/partition_file.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
 #include "models/gmres_comm_model.hpp"
 
 #include <fmt/format.h>
@@ -176,17 +176,6 @@ double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y)
 }
 
 }  // namespace
-
-std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
-                                   const std::filesystem::path& fallback)
-{
-    const std::filesystem::path cache = cache_dir();
-    const std::filesystem::path dir = cache.empty() ? fallback : cache / "partitions";
-    if (dir.empty()) return {};
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    return (dir / partition_cache_name(entry, rows_per_rank)).string();
-}
 
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,

@@ -1,12 +1,12 @@
 // The zianekhodja2014 study: Jacobi-preconditioned GMRES(16) on MPI ranks, CPU ranks against
 // GPU ranks (Table 2), the two halo schemes (Table 5), hypergraph partitioning (Table 8), the
 // exact communication volumes (Table 9) and weak scaling (Fig. 9). Every run is one
-// `mpirun -np P kbench dist gmres ...` (harness/cli_dist.cpp) launched by these runners, which
+// `mpirun -np P kbench dist gmres ...` (harness/studies/zianekhodja2014/dist_gmres_worker.cpp) launched by these runners, which
 // collect the ranks' JSON objects, compute Delta = ||x_CPU - x_GPU||_inf (formula 6) and add the
 // per-iteration time model of models/gmres_comm_model.hpp to each GPU run. Each run makes one
 // warm-up solve, min(--repetitions, 3) timed solves (median) and one detailed solve.
 //
-// Entries ("benchmarks"): the object `kbench dist gmres` writes (see harness/cli_dist.cpp) plus
+// Entries ("benchmarks"): the object `kbench dist gmres` writes (see harness/studies/zianekhodja2014/dist_gmres_worker.cpp) plus
 //   "name" ("<item>/<matrix>/<variant>/<device>[/<transport>]/P=<ranks>"), "item" (table2,
 //   table5, table8, fig9), "variant" ("<partition>+<scheme>", e.g. "natural+compressed"),
 //   "seconds_per_iteration", "model" {"spmv", "vector", "halo", "reductions", "launches",
@@ -15,7 +15,7 @@
 //   A run that failed is kept as {"name", "item", "error", "exit_code"}.
 #pragma once
 
-#include "harness/study.hpp"
+#include "harness/core/study.hpp"
 #include "matrices/matrix_set.hpp"
 
 #include <nlohmann/json.hpp>
@@ -60,14 +60,6 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
 
 /// zianekhodja2014/table2: for every matrix of the set, CPU ranks (one per core) against GPU
 /// ranks (one per GPU). Throws std::runtime_error when kbench has no MPI launcher.
-/// The prefix (the worker adds .<rank>of<P>) of the hypergraph partition of `entry` at
-/// rows_per_rank rows per rank (0: the set's rows): <cache_dir()>/partitions/
-/// <partition_cache_name>, so that a later reproduce (after a timeout, say) reuses it as
-/// zianekhodja2014 Sec. 6.2 reuses its partitions, and `kbench dist gmres --partition-cache
-/// auto --partition-only` can make it beforehand; <fallback>/<name> when there is no cache
-/// directory; empty when there is neither. Creates the folder.
-std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
-                                   const std::filesystem::path& fallback = {});
 
 nlohmann::json run_dist_table2(const StudyRun& run);
 /// zianekhodja2014/table5 (run.id ends in table5: bandwidth vs compressed, natural blocks) and
@@ -76,7 +68,7 @@ nlohmann::json run_dist_table2(const StudyRun& run);
 /// transports (one GPU exchanges nothing: one run there, entered under every variant and
 /// transport with "same_run_as"), plus the CPU ranks' natural compressed run (the paper's
 /// Time_CPU; one timed solve, no warm-up and no detailed one). Hypergraph partitions are kept in
-/// cache_dir() between runs (see partition_cache_prefix), and so are the workers' results of a
+/// cache_dir() between runs (see partition_cache_prefix, harness/core/partition_file.hpp), and so are the workers' results of a
 /// run cut off before its end (ScratchDir's resume key).
 nlohmann::json run_dist_schemes(const StudyRun& run);
 /// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs

@@ -1,5 +1,5 @@
 // `kbench dist gmres`: one distributed GMRES run, launched as `mpirun -np P kbench dist gmres
-// ...` (by hand, or by the zianekhodja2014 runners of harness/bench_dist_gmres.hpp): every rank
+// ...` (by hand, or by the zianekhodja2014 runners of harness/studies/zianekhodja2014/bench_dist_gmres.hpp): every rank
 // builds its block of the matrix (dist_setup.hpp), the ranks measure their link (dist_link.hpp),
 // then Jacobi-preconditioned GMRES(m) runs --warmups times untimed (default 1), `repetitions`
 // times timed (the slowest rank's seconds, median reported) and once detailed (the computation /
@@ -27,14 +27,15 @@
 //   "host_staged_note" (why mpi_messages, when there is a reason)}}.
 // With --partition-only: {"matrix", "n", "nnz", "ranks", "partition", "partition_only": true,
 //   "build_seconds", "partition_seconds", "partition_cached", "partition_made_on"}.
-// Errors end every rank (harness/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
-#include "harness/cli.hpp"
-#include "harness/dist_link.hpp"
-#include "harness/dist_setup.hpp"
-#include "harness/dist_worker.hpp"
-#include "harness/results_json.hpp"
-#include "harness/study_context.hpp"
-#include "harness/timing.hpp"
+// Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
+#include "harness/studies/zianekhodja2014/dist_gmres_worker.hpp"
+
+#include "harness/mpi/dist_link.hpp"
+#include "harness/mpi/dist_setup.hpp"
+#include "harness/mpi/dist_worker.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
 
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
@@ -44,6 +45,7 @@
 #include "solvers/distributed/distributed_gmres.hpp"
 #include "solvers/distributed/interior_boundary.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -220,22 +222,16 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
 
 }  // namespace
 
-void add_dist_command(CLI::App& app)
+void add_dist_gmres_subcommand(CLI::App* dist)
 {
     auto a = std::make_shared<DistArgs>();
     a->gmres.restart = 16;
     a->gmres.tolerance = 1e-12;
     a->gmres.max_iterations = 500;
     a->gmres.orth = solvers::ArnoldiOrth::mgs;
-    auto* dist_cmd = app.add_subcommand(
-        "dist", "Distributed solvers over MPI (launch with mpirun -np P; subcommands: gmres, "
-                "mpk, ca-gmres)");
-    dist_cmd->require_subcommand(1);
-    auto* sub = dist_cmd->add_subcommand(
+    auto* sub = dist->add_subcommand(
         "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
                  "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
-    add_dist_mpk_subcommand(dist_cmd);
-    add_dist_ca_gmres_subcommand(dist_cmd);
     add_worker_options(sub, *a, "natural or hypergraph (Zoltan PHG)");
     sub->add_option("--target-rows", a->setup.target_rows,
                     "replicate entries: rows of the generated matrix instead of the set's");

@@ -1,8 +1,8 @@
 // zianekhodja2014: Jacobi-preconditioned GMRES(16) over MPI on CPU ranks and GPU ranks, the halo
 // schemes, hypergraph partitioning, communication volumes and weak scaling. Runners:
-// harness/bench_dist_gmres.hpp (each run is an `mpirun ... kbench dist gmres` worker).
-#include "harness/bench_dist_gmres.hpp"
-#include "harness/study.hpp"
+// harness/studies/zianekhodja2014/bench_dist_gmres.hpp (each run is an `mpirun ... kbench dist gmres` worker).
+#include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
+#include "harness/core/study.hpp"
 
 namespace kbench::harness {
 namespace {
