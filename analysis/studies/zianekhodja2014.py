@@ -12,7 +12,8 @@
                           T(1) / T(P) of the four variants per transport, and on CPU ranks.
 
 Every GPU entry carries the per-iteration time model of models/gmres_comm_model.hpp ("model").
-The schema is in harness/bench_dist_gmres.hpp and harness/cli_dist.cpp. Missing values render
+The schema is in harness/studies/zianekhodja2014/bench_dist_gmres.hpp and
+harness/studies/zianekhodja2014/dist_gmres_worker.cpp. Missing values render
 as "n/a"; a run that failed is listed with its exit code.
 """
 
