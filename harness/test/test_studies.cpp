@@ -291,8 +291,10 @@ TEST(Zianekhodja2014, DistCommandCarriesTheRunsOptions)
               (argv{"mpiexec", "-n", "4", "kbench", "dist", "gmres", "--set",
                     "zianekhodja2014-fiveband", "--matrix", "fv1_fiveband_8M", "--device", "gpu",
                     "--transport", "nccl", "--partition", "hypergraph", "--scheme", "bandwidth",
-                    "--repetitions", "3", "--json", "/tmp/x.json", "--matrix-dir", "/m",
-                    "--partition-cache", "/tmp/parts", "--no-detailed"}));
+                    "--restart", "16", "--tolerance", "1e-12", "--max-iterations", "500",
+                    "--orth", "mgs", "--preconditioner", "jacobi", "--repetitions", "3",
+                    "--json", "/tmp/x.json", "--matrix-dir", "/m", "--partition-cache",
+                    "/tmp/parts", "--no-detailed"}));
     kh::DistRun weak{"w", 2, "cpu"};
     weak.rows_per_rank = 5000000;
     weak.write_solution = true;

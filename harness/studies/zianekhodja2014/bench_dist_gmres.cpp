@@ -20,8 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-/// zianekhodja2014 Sec. 5.2: GMRES(16), tolerance 1e-12, 500 iterations, x0 = 0, b = 1, Jacobi
-/// (the worker's defaults); Fig. 9: 5M rows per GPU.
+/// zianekhodja2014 Fig. 9: 5M rows per GPU.
 constexpr long long weak_rows_per_rank = 5'000'000;
 
 std::vector<double> read_doubles(const std::string& file)
@@ -141,12 +140,30 @@ json new_document(const StudyRun& run, const MatrixSet& set)
     if (mpi_launcher().empty())
         throw std::runtime_error(run.id + ": kbench was built without MPI (libopenmpi-dev)");
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
-    doc["context"]["kbench"]["parameters"] = {{"restart", 16}, {"tolerance", 1e-12},
-                                              {"max_iterations", 500}, {"orth", "mgs"},
-                                              {"preconditioner", "jacobi"}, {"b", 1}, {"x0", 0},
+    const DistGmresParameters gmres;  // what every worker is given (dist_command)
+    doc["context"]["kbench"]["parameters"] = {{"restart", gmres.restart},
+                                              {"tolerance", gmres.tolerance},
+                                              {"max_iterations", gmres.max_iterations},
+                                              {"orth", gmres.orth},
+                                              {"preconditioner", gmres.preconditioner},
+                                              {"b", 1}, {"x0", 0},
                                               {"repetitions", timed_solves(run)},
                                               {"gpus", gpu_count()}, {"cpu_ranks", cpu_ranks()}};
     return doc;
+}
+
+/// The GMRES parameters of context.kbench.parameters as the workers report them: those of the
+/// first entry that has them (a worker that ran), else those new_document set from
+/// DistGmresParameters (no worker ran). Call when every run is in doc["benchmarks"].
+void record_worker_parameters(json& doc)
+{
+    auto& p = doc["context"]["kbench"]["parameters"];
+    for (const json& e : doc["benchmarks"]) {
+        if (e.contains("error") || !e.contains("restart")) continue;
+        for (const char* key : {"restart", "tolerance", "max_iterations", "orth", "preconditioner"})
+            p[key] = e.at(key);
+        return;
+    }
 }
 
 /// Records the matrix (n, nnz from a successful run) in context.kbench.matrices.
@@ -181,10 +198,15 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
                                       const MatrixSource& source, const DistRun& r,
                                       int repetitions, const std::string& json_file)
 {
+    const DistGmresParameters gmres;
     std::vector<std::string> argv = {mpiexec, "-n", std::to_string(r.ranks)};
     argv.insert(argv.end(), {kbench, "dist", "gmres", "--set", source.set, "--matrix", r.matrix,
                              "--device", r.device, "--transport", r.transport, "--partition",
-                             r.partition, "--scheme", r.scheme, "--repetitions",
+                             r.partition, "--scheme", r.scheme, "--restart",
+                             std::to_string(gmres.restart), "--tolerance",
+                             fmt::format("{}", gmres.tolerance), "--max-iterations",
+                             std::to_string(gmres.max_iterations), "--orth", gmres.orth,
+                             "--preconditioner", gmres.preconditioner, "--repetitions",
                              std::to_string(repetitions), "--json", json_file});
     if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
     if (source.real) argv.push_back("--real");
@@ -220,6 +242,7 @@ json run_dist_table2(const StudyRun& run)
         doc["benchmarks"].push_back(std::move(c));
         doc["benchmarks"].push_back(std::move(g));
     }
+    record_worker_parameters(doc);
     return doc;
 }
 
@@ -258,6 +281,7 @@ json run_dist_schemes(const StudyRun& run)
         doc["benchmarks"].push_back(launch(run, item, cpu, dir));
         note_matrix(doc, entry, first.is_null() ? json::object() : first);
     }
+    record_worker_parameters(doc);
     return doc;
 }
 
@@ -305,6 +329,7 @@ json run_dist_weak_scaling(const StudyRun& run)
         doc["benchmarks"].push_back(launch(run, "fig9", cpu, dir));
     }
     note_matrix(doc, entry, first.is_null() ? json::object() : first);
+    record_worker_parameters(doc);
     return doc;
 }
 

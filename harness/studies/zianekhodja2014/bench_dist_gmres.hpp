@@ -28,6 +28,20 @@
 
 namespace kbench::harness {
 
+/// The GMRES of every zianekhodja2014 run (Sec. 5.2): GMRES(16) with MGS Arnoldi and the Jacobi
+/// preconditioner, stopped at the preconditioned relative residual 1e-12 or after 500
+/// iterations (b = 1, x0 = 0). Defined here once: the `kbench dist gmres` worker's options default
+/// to it, dist_command passes it to every worker, and the results' context records what the
+/// workers report they ran (their JSON's "restart", "tolerance", "max_iterations", "orth",
+/// "preconditioner").
+struct DistGmresParameters {
+    int restart = 16;
+    double tolerance = 1e-12;
+    int max_iterations = 500;
+    std::string orth = "mgs";             // "mgs" | "cgs2"
+    std::string preconditioner = "jacobi";  // "jacobi" | "none"
+};
+
 /// The arguments of one `kbench dist gmres` run (without the launcher).
 struct DistRun {
     DistRun(std::string matrix_, int ranks_, std::string device_,
@@ -52,7 +66,8 @@ struct DistRun {
 };
 
 /// The command line of a run: mpiexec -n P kbench dist gmres
-/// --set ... --json <json_file> [--matrix-dir, --rows-per-rank, --solution <json_file>.x,
+/// --set ... (DistGmresParameters as --restart, --tolerance, --max-iterations, --orth,
+/// --preconditioner) --json <json_file> [--matrix-dir, --rows-per-rank, --solution <json_file>.x,
 /// --partition-cache, --no-detailed, --warmups as `r` asks]. Pure function.
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,

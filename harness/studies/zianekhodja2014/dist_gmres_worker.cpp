@@ -29,6 +29,7 @@
 //   "build_seconds", "partition_seconds", "partition_cached", "partition_made_on"}.
 // Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
 #include "harness/studies/zianekhodja2014/dist_gmres_worker.hpp"
+#include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 
 #include "harness/mpi/dist_link.hpp"
 #include "harness/mpi/dist_setup.hpp"
@@ -57,7 +58,8 @@ namespace kbench::harness {
 namespace {
 
 struct DistArgs : WorkerArgs {
-    std::string scheme = "compressed", orth = "mgs", preconditioner = "jacobi", solution;
+    std::string scheme = "compressed", orth = DistGmresParameters{}.orth,
+                preconditioner = DistGmresParameters{}.preconditioner, solution;
     DistSetupOptions setup;
     solvers::GmresOptions gmres;
     int repetitions = 3;
@@ -225,10 +227,11 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
 void add_dist_gmres_subcommand(CLI::App* dist)
 {
     auto a = std::make_shared<DistArgs>();
-    a->gmres.restart = 16;
-    a->gmres.tolerance = 1e-12;
-    a->gmres.max_iterations = 500;
-    a->gmres.orth = solvers::ArnoldiOrth::mgs;
+    const DistGmresParameters defaults;  // zianekhodja2014's GMRES, as its runners pass it
+    a->gmres.restart = defaults.restart;
+    a->gmres.tolerance = defaults.tolerance;
+    a->gmres.max_iterations = defaults.max_iterations;
+    a->gmres.orth = solvers::parse_arnoldi_orth(defaults.orth);
     auto* sub = dist->add_subcommand(
         "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
                  "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
