@@ -22,7 +22,7 @@ READ_GBPS = 3000.0
 
 def entry(figure: str, panel: str, variant: str, n: int, k: int, seconds: float, flops: float,
           bytes_: float, **extra: Any) -> Dict[str, Any]:
-    """One runner entry (harness/bench_vector_kernels.hpp schema)."""
+    """One runner entry (harness/studies/anzt2015/bench_vector_kernels.hpp schema)."""
     e = {"name": f"{figure}/{variant}/double/n={n}/k={k}", "figure": figure, "panel": panel,
          "variant": variant, "precision": "double", "n": n, "k": k, "seconds": seconds,
          "flops": flops, "bytes": bytes_, "GFlops": flops / seconds * 1e-9,

@@ -199,7 +199,7 @@ else()
 endif()
 
 # Optional: Trilinos Belos, the peer of the CPU block and pseudo-block GMRES (issue 28;
-# harness/peers_belos.hpp, KBENCH_HAVE_BELOS), through Epetra on one process. Debian:
+# harness/studies/peers/peers_belos.hpp, KBENCH_HAVE_BELOS), through Epetra on one process. Debian:
 # libtrilinos-belos-dev, libtrilinos-epetra-dev (with their Teuchos, Kokkos, Thyra and RTOp
 # headers). Trilinos' own BelosConfig.cmake pulls in every package Debian built Belos with, most
 # of them not installed by these, so the headers and the few libraries used are found directly.

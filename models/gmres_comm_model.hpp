@@ -428,7 +428,7 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
         const bool pcie = s.halo_path == HaloPath::host_staged && mc.pcie_bytes_per_s > 0;
         // One latency per exchange: its messages (to and from every neighbour) are posted
         // together and in flight at once, and p2p_latency_s is measured as one whole exchange
-        // (harness/dist_link.hpp).
+        // (harness/mpi/dist_link.hpp).
         op.halo = (load.halo_messages > 0 ? mc.p2p_latency_s : 0.0)
                   + halo_bytes / mc.link_bytes_per_s                   // the words over the link
                   + (pcie ? 2.0 * halo_bytes / mc.pcie_bytes_per_s : 0.0);  // GPU -> host -> GPU

@@ -198,7 +198,7 @@ inline MpkPartCost spmvs_part_cost(double own_nnz, int s, double halo_words, dou
 }
 
 /// Machine rates of the time model: SpMV flop rate (flops/s), exchange bandwidth (words/s),
-/// latency of one halo exchange (s; harness/dist_link.hpp measures it as one whole exchange of
+/// latency of one halo exchange (s; harness/mpi/dist_link.hpp measures it as one whole exchange of
 /// one word between two ranks).
 struct MpkRates {
     double flops_per_s = 0.0;

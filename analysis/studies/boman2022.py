@@ -9,7 +9,8 @@ latency-bandwidth model, and the vanbody iteration table.
                      the measured one; predicted vs measured optimal s.
   boman2022/vanbody  block steps and total iterations vs s at boman2022's restart lengths.
 
-Entries and context are written by harness/bench_block_gmres.cpp (schema in its header).
+Entries and context are written by harness/studies/boman2022/bench_block_gmres.cpp (schema in its
+header).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ dominant systems, against LAPACK dgbsv on the CPU and cuDSS on the GPU.
   li2012/fig6    time per phase of a detailed solve, measured and modeled.
   li2012/mixed   the preconditioner in float vs double: time, iterations, speedup.
 
-Entries and context are written by harness/bench_spike.cpp (schema in bench_spike.hpp); li2012's
-numbers come from context.kbench.li2012.paper. Missing entries or values render as "n/a".
+Entries and context are written by harness/studies/li2012/bench_spike.cpp (schema in
+bench_spike.hpp); li2012's numbers come from context.kbench.li2012.paper. Missing entries or values
+render as "n/a".
 """
 
 from __future__ import annotations

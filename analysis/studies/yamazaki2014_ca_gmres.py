@@ -17,7 +17,7 @@ Rows of runs on several GPUs ("gpus" > 1, with their "transport") get their own 
 the one-GPU ones, and a scaling table of GMRES CGS2 and the best CA-GMRES per configuration.
 
 fig12 and fig15 are rendered from fig14's entries (same runs). The schemas are in
-harness/bench_ca_gmres.hpp. Missing values render as "n/a".
+harness/studies/yamazaki2014/bench_ca_gmres.hpp. Missing values render as "n/a".
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ counted on the CPU from row partitions of two stand-in matrices; no GPU, no timi
                      sum_d |delta^(d,1:s)|) and over a restart of m vectors, against s SpMVs
                      with one halo exchange each, and the point-to-point message counts.
 
-Both ids read the same document (harness/studies/yamazaki2014_mpk_model.cpp documents its
-schema): context.kbench.mpk_model and one entry per (matrix, ordering, parts) with per-s lists.
-Entries whose ordering was not built or failed are listed with their status; missing values
-render as "n/a".
+Both ids read the same document (harness/studies/yamazaki2014/yamazaki2014_mpk_model.cpp documents
+its schema): context.kbench.mpk_model and one entry per (matrix, ordering, parts) with per-s lists.
+Entries whose ordering was not built or failed are listed with their status; missing values render
+as "n/a".
 """
 
 from __future__ import annotations

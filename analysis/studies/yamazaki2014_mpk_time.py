@@ -8,7 +8,8 @@ Sec. IV-B, Fig. 8).
                      G3_circuit); the MPK model's predicted time against the measured one
                      (goal: within 15 %).
 
-The schema is in harness/bench_dist_mpk.hpp and harness/cli_dist_mpk.cpp: one entry per
+The schema is in harness/studies/yamazaki2014/bench_dist_mpk.hpp and
+harness/studies/yamazaki2014/dist_mpk_worker.cpp: one entry per
 (matrix, GPU count, transport) with a "baseline" object and an "mpk" list of per-s objects,
 each with its "model". Missing values render as "n/a"; a run that failed is listed with its
 exit code.

@@ -12,7 +12,8 @@
                           T(1) / T(P) of the four variants per transport, and on CPU ranks.
 
 Every GPU entry carries the per-iteration time model of models/gmres_comm_model.hpp ("model").
-The schema is in harness/bench_dist_gmres.hpp and harness/cli_dist.cpp. Missing values render
+The schema is in harness/studies/zianekhodja2014/bench_dist_gmres.hpp and
+harness/studies/zianekhodja2014/dist_gmres_worker.cpp. Missing values render
 as "n/a"; a run that failed is listed with its exit code.
 """
 
@@ -127,8 +128,10 @@ def stand_ins(res: kbench_results.Results) -> str:
 
 def title(res: kbench_results.Results, what: str) -> str:
     p = res.context.get("kbench", {}).get("parameters", {})
+    orth = str(p.get("orth", "n/a")).upper()
+    prec = str(p.get("preconditioner", "n/a")).capitalize()
     return header_block(res.context, what) + (
-        f"GMRES({fmt_int(p.get('restart'))}), MGS, Jacobi, tolerance "
+        f"GMRES({fmt_int(p.get('restart'))}), {orth}, {prec}, tolerance "
         f"{fmt(p.get('tolerance'))}, at most {fmt_int(p.get('max_iterations'))} iterations, "
         f"b = 1, x0 = 0; median of {fmt_int(p.get('repetitions'))} timed solves (the slowest "
         f"rank's time) after one warm-up; GPUs on the machine: {fmt_int(p.get('gpus'))}, CPU "

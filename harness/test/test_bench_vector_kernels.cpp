@@ -1,6 +1,6 @@
 // measure_dot_sequence (anzt2015 Fig. 10): argument checks (no GPU needed, they come before any
 // CUDA call) and a small measurement on the GPU (skipped without one).
-#include "harness/bench_vector_kernels.hpp"
+#include "harness/studies/anzt2015/bench_vector_kernels.hpp"
 #include "kernels/test/gpu_test.hpp"
 
 #include <gtest/gtest.h>

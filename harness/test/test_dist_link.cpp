@@ -1,9 +1,9 @@
-// measure_link (harness/dist_link.hpp) under mpiexec: on 1 rank the exchange figures are 0 and
+// measure_link (harness/mpi/dist_link.hpp) under mpiexec: on 1 rank the exchange figures are 0 and
 // the all-reduce is timed; on 2 or more the latency and bandwidth are positive and finite. Built
 // twice: test_dist_link_cpu (CPU ranks, label cpu) and, with KBENCH_LINK_TEST_GPU,
 // test_dist_link_gpu (one GPU per rank over the host-staged transport, label gpu; skips without
 // a GPU on every rank).
-#include "harness/dist_link.hpp"
+#include "harness/mpi/dist_link.hpp"
 
 #include "solvers/test/distributed_gpu_test.hpp"
 #include "solvers/test/mpi_gtest.hpp"

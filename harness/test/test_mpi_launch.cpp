@@ -1,6 +1,6 @@
-// What the MPI runners take from harness/mpi_launch.hpp besides the launch itself: the
+// What the MPI runners take from harness/mpi/mpi_launch.hpp besides the launch itself: the
 // persistent cache directory (hypergraph partitions), KBENCH_SHARE_GPUS and the scratch files.
-#include "harness/mpi_launch.hpp"
+#include "harness/mpi/mpi_launch.hpp"
 
 #include <gtest/gtest.h>
 

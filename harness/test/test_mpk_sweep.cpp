@@ -1,8 +1,8 @@
-// mpk_sweep (harness/mpk_sweep.hpp): the counts of every s = 1..s_max from one set of index sets
+// mpk_sweep (harness/studies/yamazaki2014/mpk_sweep.hpp): the counts of every s = 1..s_max from one set of index sets
 // of s_max steps equal those computed for each s on its own (matrices/row_partition.hpp), on a
 // hand-checked tridiagonal matrix, 2D and 3D stencils and a nonsymmetric random pattern, with
 // block, irregular and uneven partitions.
-#include "harness/mpk_sweep.hpp"
+#include "harness/studies/yamazaki2014/mpk_sweep.hpp"
 
 #include "matrices/generators.hpp"
 #include "matrices/reorder.hpp"

@@ -1,4 +1,4 @@
-#include "harness/ncu_csv.hpp"
+#include "harness/core/ncu_csv.hpp"
 
 #include <gtest/gtest.h>
 

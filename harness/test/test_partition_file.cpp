@@ -1,8 +1,8 @@
-// The partition cache's file (harness/partition_file.hpp): parts and seconds come back as
+// The partition cache's file (harness/core/partition_file.hpp): parts and seconds come back as
 // written, one byte per part below 256 and four above, compressed; anything that is not a whole
 // file of this format reads as "no cache".
-#include "harness/partition_file.hpp"
-#include "harness/mpi_launch.hpp"
+#include "harness/core/partition_file.hpp"
+#include "harness/mpi/mpi_launch.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// Trilinos Belos as a peer of kbench's CPU block and pseudo-block GMRES (harness/peers_belos.hpp):
+// Trilinos Belos as a peer of kbench's CPU block and pseudo-block GMRES (harness/studies/peers/peers_belos.hpp):
 // on the same nonsymmetric systems both converge to the tolerance, and kbench's iteration counts
 // are within 10 % of Belos' (issue 28's goal for boman2022's points), restarted and not. Without
 // Belos the tests are skipped with a message and belos_gmres must say what is missing.
-#include "harness/bench_block_gmres.hpp"
-#include "harness/peers_belos.hpp"
+#include "harness/studies/boman2022/bench_block_gmres.hpp"
+#include "harness/studies/peers/peers_belos.hpp"
 
 #include "kernels/spmv.hpp"
 #include "matrices/generators.hpp"

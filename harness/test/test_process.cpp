@@ -1,5 +1,5 @@
-#include "harness/git_info.hpp"
-#include "harness/process.hpp"
+#include "harness/core/git_info.hpp"
+#include "harness/core/process.hpp"
 
 #include <gtest/gtest.h>
 

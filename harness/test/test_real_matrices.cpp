@@ -1,7 +1,7 @@
 // `kbench reproduce --real`: a set entry naming a SuiteSparse matrix uses it where it is present
 // in the matrix directory or <cache>/matrices, its stand-in otherwise, and the results' context
-// says which (harness/study_context.hpp).
-#include "harness/study_context.hpp"
+// says which (harness/core/study_context.hpp).
+#include "harness/core/study_context.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/registry.hpp"
+#include "harness/core/registry.hpp"
 
 #include <gtest/gtest.h>
 

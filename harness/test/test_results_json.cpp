@@ -1,4 +1,4 @@
-#include "harness/results_json.hpp"
+#include "harness/core/results_json.hpp"
 
 #include <gtest/gtest.h>
 

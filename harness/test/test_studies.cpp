@@ -1,9 +1,9 @@
-// The study registry (with the studies of KBENCH_STUDY_SOURCES linked in), the catalogue, the
+// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the catalogue, the
 // run order and the needs check. No GPU needed.
-#include "harness/bench_dist_gmres.hpp"
-#include "harness/bench_spike.hpp"
-#include "harness/catalogue.hpp"
-#include "harness/study.hpp"
+#include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
+#include "harness/studies/li2012/bench_spike.hpp"
+#include "harness/core/catalogue.hpp"
+#include "harness/core/study.hpp"
 
 #include <gtest/gtest.h>
 
@@ -296,8 +296,10 @@ TEST(Zianekhodja2014, DistCommandCarriesTheRunsOptions)
               (argv{"mpiexec", "-n", "4", "kbench", "dist", "gmres", "--set",
                     "zianekhodja2014-fiveband", "--matrix", "fv1_fiveband_8M", "--device", "gpu",
                     "--transport", "nccl", "--partition", "hypergraph", "--scheme", "bandwidth",
-                    "--repetitions", "3", "--json", "/tmp/x.json", "--matrix-dir", "/m",
-                    "--partition-cache", "/tmp/parts", "--no-detailed"}));
+                    "--restart", "16", "--tolerance", "1e-12", "--max-iterations", "500",
+                    "--orth", "mgs", "--preconditioner", "jacobi", "--repetitions", "3",
+                    "--json", "/tmp/x.json", "--matrix-dir", "/m", "--partition-cache",
+                    "/tmp/parts", "--no-detailed"}));
     kh::DistRun weak{"w", 2, "cpu"};
     weak.rows_per_rank = 5000000;
     weak.write_solution = true;

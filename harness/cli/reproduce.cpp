@@ -1,0 +1,305 @@
+#include "harness/cli/reproduce.hpp"
+#include "harness/mpi/mpi_launch.hpp"
+
+#include "harness/core/process.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
+#include "kernels/base/device.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+namespace kbench::harness {
+
+namespace fs = std::filesystem;
+
+std::string python_interpreter()
+{
+    const char* env = std::getenv("KBENCH_PYTHON");
+    return env != nullptr && *env != '\0' ? env : KBENCH_PYTHON;
+}
+
+namespace {
+
+/// Runs <python> <source>/analysis/<script> args..., echoes each line it prints as
+/// "kbench: <line>" and counts its "wrote <path>" lines.
+RenderOutcome run_analysis_script(const std::string& script, std::vector<std::string> args)
+{
+    args.insert(args.begin(), {python_interpreter(),
+                               (fs::path(KBENCH_SOURCE_DIR) / "analysis" / script).string()});
+    const ProcessResult p = run_process(args, true);
+    RenderOutcome outcome{p.exit_code, 0};
+    std::istringstream lines(p.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("wrote ", 0) == 0) ++outcome.files_written;
+        fmt::print(stderr, "kbench: {}\n", line);
+    }
+    return outcome;
+}
+
+}  // namespace
+
+RenderOutcome render_results(const std::string& results_json, const std::string& id,
+                             const std::string& out_dir)
+{
+    fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
+    return run_analysis_script("render.py", {results_json, "--id", id, "--out-dir", out_dir});
+}
+
+std::vector<std::string> stored_results(const std::string& results_root, const std::string& id)
+{
+    const auto [study, item] = split_id(id);
+    std::vector<std::string> found;
+    std::error_code ec;
+    if (!fs::is_directory(results_root, ec)) return found;
+    for (const auto& gpu : fs::directory_iterator(results_root, ec)) {
+        const fs::path file = gpu.path() / study / item / "results.json";
+        if (gpu.is_directory(ec) && fs::is_regular_file(file, ec)) found.push_back(file.string());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id)
+{
+    std::vector<std::string> gpus;
+    for (const auto& f : stored_results(results_root, id)) {
+        // <root>/<gpu>/<study>/<item>/results.json
+        gpus.push_back(fs::path(f).parent_path().parent_path().parent_path().filename().string());
+    }
+    return gpus;
+}
+
+namespace {
+
+bool on_path(const std::string& program)
+{
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path != nullptr ? path : "");
+    std::string dir;
+    std::error_code ec;
+    while (std::getline(dirs, dir, ':')) {
+        const fs::path file = fs::path(dir.empty() ? "." : dir) / program;
+        if (fs::is_regular_file(file, ec) && ::access(file.c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+MachineFacts probe_machine_facts()
+{
+    MachineFacts facts;
+    facts.gpu_unavailable = gpu_unavailable_reason();
+    if (facts.gpu_unavailable.empty()) {
+        facts.gpus = gpu_count();  // KBENCH_SHARE_GPUS counted
+    }
+    facts.nsight_compute = on_path("ncu");
+    facts.mpi = !mpi_launcher().empty();  // built with MPI and a launcher
+    return facts;
+}
+
+namespace {
+
+/// What a reproduce did, id by id (printed at its end).
+struct Summary {
+    int ran = 0, rendered = 0, skipped = 0, failed = 0, files_written = 0;
+};
+
+std::vector<std::string> selected_ids(const std::vector<std::string>& names)
+{
+    std::vector<std::string> ids;
+    for (const auto& name : names) {
+        if (name == "all") {
+            for (const auto& r : reproductions()) ids.push_back(r.id);
+        } else {
+            ids.push_back(find_reproduction(name).id);
+        }
+    }
+    return ids;
+}
+
+bool selects_all(const ReproduceOptions& options)
+{
+    return std::find(options.ids.begin(), options.ids.end(), "all") != options.ids.end();
+}
+
+int render_stored(const ReproduceOptions& options, const std::vector<std::string>& ids,
+                  const std::string& reason, Summary& summary)
+{
+    fmt::print(stderr, "kbench: {}: rendering stored results from {}\n", reason,
+               options.results_root);
+    int rendered = 0, failed = 0;
+    for (const auto& id : ids) {
+        auto files = stored_results(options.results_root, id);
+        std::vector<std::string> out_dirs;
+        for (const auto& f : files) out_dirs.push_back(fs::path(f).parent_path().string());
+        const std::string& from = find_reproduction(id).derive_from;
+        if (files.empty() && !from.empty()) {
+            const auto [study, item] = split_id(id);
+            for (const auto& f : stored_results(options.results_root, from)) {
+                files.push_back(f);  // <root>/<gpu>/<study>/<item>/results.json of `from`
+                const fs::path gpu_dir = fs::path(f).parent_path().parent_path().parent_path();
+                out_dirs.push_back((gpu_dir / study / item).string());
+            }
+        }
+        if (files.empty()) {
+            fmt::print(stderr, "kbench: no stored results for {} (looked for {}/*/{}/results.json)\n",
+                       id, options.results_root, id);
+            ++summary.skipped;
+        }
+        bool id_failed = false;
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            const std::string& file = files[i];
+            const RenderOutcome r = render_results(file, id, out_dirs[i]);
+            summary.files_written += r.files_written;
+            if (r.exit_code == 0) ++rendered;
+            else {
+                ++failed;
+                id_failed = true;
+                fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
+                           r.exit_code, file);
+            }
+        }
+        if (!files.empty()) ++(id_failed ? summary.failed : summary.rendered);
+    }
+    if (failed > 0) return 1;
+    if (rendered == 0) {
+        if (selects_all(options)) {
+            fmt::print(stderr, "kbench: nothing to render: no stored results for any id under {}\n",
+                       options.results_root);
+            return 0;
+        }
+        fmt::print(stderr, "kbench: error: nothing stored for {}: run {} on a machine with {}\n",
+                   join(ids), ids.size() == 1 ? "it" : "them",
+                   describe_needs(find_reproduction(ids.front()).needs));
+        return 1;
+    }
+    return 0;
+}
+
+/// Writes `doc`, the results of `r`, to dir/results.json and says so; for a reproduction that
+/// needs no GPU a stored file holding the same results is kept (keep_or_write_results).
+void store(const Reproduction& r, const nlohmann::json& doc, const std::string& dir)
+{
+    const std::string file = (fs::path(dir) / "results.json").string();
+    if (r.needs.gpus > 0) {
+        write_json_file(doc, file);
+    } else if (keep_or_write_results(doc, file) == StoreOutcome::kept) {
+        fmt::print(stderr, "kbench: kept {}: the new run differs only in its run context\n", file);
+        return;
+    }
+    fmt::print(stderr, "kbench: wrote {}\n", file);
+}
+
+/// Runs `ids` (in that order) on this machine, writes and renders each results document.
+int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
+                const MachineFacts& facts, Summary& summary)
+{
+    const bool gpu = facts.gpu_unavailable.empty();
+    const bool any_gpu_id = std::any_of(ids.begin(), ids.end(), [](const std::string& id) {
+        return find_reproduction(id).needs.gpus > 0;
+    });
+    const std::string gpu_name = gpu ? query_device().name : "";
+    std::optional<MachineProfile> machine;  // measured only for ids that use the GPU
+    if (gpu && any_gpu_id) machine = measure_machine(&std::cerr);
+    std::map<std::string, nlohmann::json> done;  // results of the ids run so far
+    int status = 0;
+    for (const auto& id : ids) {
+        const Reproduction& r = find_reproduction(id);
+        StudyRun run;
+        run.id = id;
+        run.source = options.source;
+        if (run.source.set.empty()) run.source.set = r.default_set;
+        run.options = options.run;
+        run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
+        const auto from = done.find(r.derive_from);
+        if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
+        nlohmann::json doc = r.run(run);
+        if (shared_gpus() > 0 && r.needs.gpus > 0) {  // not multi-GPU figures: say so
+            doc["context"]["kbench"]["shared_gpus"] = shared_gpus();
+            fmt::print(stderr, "kbench: warning: KBENCH_SHARE_GPUS={}: {} ran its ranks on the "
+                               "visible GPUs shared round-robin (a dry run)\n",
+                       shared_gpus(), id);
+        }
+        const std::string dir =
+            results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name, id);
+        store(r, doc, dir);
+        const std::string file = (fs::path(dir) / "results.json").string();
+        const RenderOutcome rendered = render_results(file, id, dir);
+        summary.files_written += rendered.files_written;
+        if (rendered.exit_code != 0) {
+            fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
+                       rendered.exit_code, file);
+            status = 1;
+            ++summary.failed;
+        } else {
+            ++summary.ran;
+        }
+        const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
+            return find_reproduction(other).derive_from == id;
+        });
+        if (derived_later) done.emplace(id, doc);
+    }
+    return status;
+}
+
+/// Runs analysis/scoreboard.py over `results_root` (<root>/models.md: every model against its
+/// measurements, written only when it changes); 1 when it fails.
+int write_scoreboard(const std::string& results_root, Summary& summary)
+{
+    const RenderOutcome r = run_analysis_script("scoreboard.py", {"--results-root", results_root});
+    summary.files_written += r.files_written;
+    if (r.exit_code == 0) return 0;
+    fmt::print(stderr, "kbench: error: scoreboard.py failed (exit {}) for {}\n", r.exit_code,
+               results_root);
+    return 1;
+}
+
+}  // namespace
+
+int run_reproduce(const ReproduceOptions& options)
+{
+    const std::vector<std::string> order = run_order(selected_ids(options.ids), reproductions());
+    const MachineFacts facts = probe_machine_facts();
+    std::vector<std::pair<std::string, std::vector<std::string>>> unmet;  // reason -> its ids
+    std::vector<std::string> runnable;
+    for (const auto& id : order) {
+        const std::string reason = unmet_need(find_reproduction(id).needs, facts);
+        if (reason.empty()) {
+            runnable.push_back(id);
+            continue;
+        }
+        auto group = std::find_if(unmet.begin(), unmet.end(),
+                                  [&](const auto& g) { return g.first == reason; });
+        if (group == unmet.end()) group = unmet.insert(unmet.end(), {reason, {}});
+        group->second.push_back(id);
+    }
+    int status = 0;
+    Summary summary;
+    for (const auto& [reason, ids] : unmet) {
+        status = std::max(status, render_stored(options, ids, reason, summary));
+    }
+    if (!runnable.empty())
+        status = std::max(status, run_studies(options, runnable, facts, summary));
+    status = std::max(status, write_scoreboard(options.results_root, summary));
+    fmt::print(stderr,
+               "kbench: summary: {} id{}: {} ran, {} rendered from stored results ({} file{} "
+               "changed), {} skipped, {} failed\n",
+               order.size(), order.size() == 1 ? "" : "s", summary.ran, summary.rendered,
+               summary.files_written, summary.files_written == 1 ? "" : "s", summary.skipped,
+               summary.failed);
+    return status;
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,212 @@
+// Machine profile measurements (see machine.hpp).
+#include "harness/core/machine.hpp"
+
+#include "harness/core/timing.hpp"
+
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
+#include "kernels/machine_probe.hpp"
+#include "kernels/stream.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <vector>
+
+namespace kbench::harness {
+namespace {
+
+__global__ void empty_kernel() {}
+
+__global__ void fill_kernel(double* a, std::size_t n, double v)
+{
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        a[i] = v;
+    }
+}
+
+void fill(double* a, std::size_t n, double v, cudaStream_t stream)
+{
+    fill_kernel<<<1024, 256, 0, stream>>>(a, n, v);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
+void bandwidth(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    const std::size_t n = std::max<std::size_t>(std::size_t{1} << 28, dev.l2_cache_bytes);
+    m.bandwidth_bytes = n * sizeof(double);
+    device_buffer<double> a(n), b(n), c(n), sum(1), work(stream::read_workspace_size(n));
+    fill(a.data(), n, 1.0, stream);
+    fill(b.data(), n, 2.0, stream);
+    fill(c.data(), n, 0.0, stream);
+    const double bytes = static_cast<double>(m.bandwidth_bytes);
+    m.read_gbps = bytes / time_events([&](cudaStream_t s) {
+        stream::read_sum(a.data(), n, sum.data(), work.data(), s);
+    }, stream) * 1e-9;
+    m.copy_gbps = 2 * bytes / time_events([&](cudaStream_t s) {
+        stream::copy(a.data(), c.data(), n, s);
+    }, stream) * 1e-9;
+    m.triad_gbps = 3 * bytes / time_events([&](cudaStream_t s) {
+        stream::triad(a.data(), b.data(), c.data(), 3.0, n, s);
+    }, stream) * 1e-9;
+}
+
+/// Seconds per call of `calls` calls of call(k, stream) (k = 0 .. calls - 1) captured in sequence
+/// into a CUDA graph and replayed (CUDA events, time_events): the device-side time per call,
+/// without host launches.
+template <typename Call>
+double graph_seconds_per_call(int calls, Call&& call, cudaStream_t stream)
+{
+    cuda_graph graph;
+    cudaGraph_t captured = graph.get();
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < calls; ++k) call(k, stream);
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+    cuda_graph_exec exec(graph.get());
+    return time_events([&](cudaStream_t s) { exec.launch(s); }, stream) / calls;
+}
+
+void latencies(MachineProfile& m, cudaStream_t stream)
+{
+    constexpr int launches = 1000;
+    m.launch_latency_us = 1e6 / launches * time_wall([&] {
+        for (int i = 0; i < launches; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+        KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 2, 20);
+    m.launch_sync_roundtrip_us = 1e6 * time_wall([&] {
+        empty_kernel<<<1, 1, 0, stream>>>();
+        KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 100, 1000);
+    constexpr std::size_t n = 1024;
+    device_buffer<double> a(n), sum(1), work(stream::read_workspace_size(n));
+    fill(a.data(), n, 1.0, stream);
+    double host = 0.0;
+    m.reduction_roundtrip_latency_us = 1e6 * time_wall([&] {
+        stream::read_sum(a.data(), n, sum.data(), work.data(), stream);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(&host, sum.data(), sizeof(double),
+                                          cudaMemcpyDeviceToHost, stream));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 20, 500);
+    // A graph of `nodes` empty kernels in a chain, replayed: the device-side cost of one node,
+    // what a captured solver iteration pays per kernel instead of a launch.
+    m.graph_node_us = 1e6 * graph_seconds_per_call(200, [](int, cudaStream_t s) {
+        empty_kernel<<<1, 1, 0, s>>>();
+    }, stream);
+}
+
+/// Device time a kernel (or a few in sequence) adds to its bytes over the triad bandwidth: per
+/// size n = 2^18 .. 2^21 doubles, a replayed CUDA graph of 64 calls of node(x, n, stream) on
+/// `arrays` arrays of n doubles that rotate through a pool of >= 4x the L2 size (so every call
+/// streams from DRAM), time per call less arrays * 8n bytes at the triad bandwidth; the median
+/// over the sizes, in microseconds, and 0 if that is negative (a kernel faster than triad).
+/// Needs m.triad_gbps.
+template <typename Node>
+double fixed_cost_us(const MachineProfile& m, const device_info& dev, int arrays, Node&& node,
+                     cudaStream_t stream)
+{
+    const std::size_t pool = std::max<std::size_t>(std::size_t{4} * dev.l2_cache_bytes / 8,
+                                                   std::size_t{4} << 22);
+    device_buffer<double> a(pool);
+    fill(a.data(), pool, 1.0, stream);
+    std::vector<double> fixed;
+    for (std::size_t n = std::size_t{1} << 18; n <= std::size_t{1} << 21; n *= 2) {
+        const std::size_t slots = pool / (arrays * n);
+        const double per_call = graph_seconds_per_call(64, [&](int k, cudaStream_t s) {
+            node(a.data() + (static_cast<std::size_t>(k) % slots) * arrays * n, n, s);
+        }, stream);
+        fixed.push_back(per_call - arrays * 8.0 * static_cast<double>(n) / (m.triad_gbps * 1e9));
+    }
+    return std::max(0.0, 1e6 * median(fixed));
+}
+
+/// The fixed costs of models/launch_pipeline.hpp: a streaming kernel (stream::triad, the ramp-up
+/// and drain of its grid) and kbench's two-stage dot product (blas::dot: both kernels, the second
+/// a one-block sum of the partials).
+void kernel_fixed_costs(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    m.kernel_fixed_us = fixed_cost_us(m, dev, 3, [](double* x, std::size_t n, cudaStream_t s) {
+        stream::triad(x, x + n, x + 2 * n, 0.5, n, s);
+    }, stream);
+    const auto len = static_cast<std::int64_t>(std::size_t{1} << 21);
+    device_buffer<unsigned char> work(blas::dot_workspace_bytes(len, 1));
+    device_buffer<double> result(1);
+    m.reduction_fixed_us = fixed_cost_us(m, dev, 2, [&](double* x, std::size_t n, cudaStream_t s) {
+        blas::dot(static_cast<std::int64_t>(n), x, x + n, result.data(), work.data(),
+                  work.bytes(), s);
+    }, stream);
+}
+
+void dgemm(MachineProfile& m, cudaStream_t stream)
+{
+    constexpr int n = 8192;
+    const std::size_t nn = std::size_t{n} * n;
+    device_buffer<double> a(nn), b(nn), c(nn);
+    fill(a.data(), nn, 1.0, stream);
+    fill(b.data(), nn, 0.5, stream);
+    fill(c.data(), nn, 0.0, stream);
+    cublas_handle handle;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    const double alpha = 1.0, beta = 0.0;
+    const double seconds = time_events([&](cudaStream_t) {
+        KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                        a.data(), n, b.data(), n, &beta, c.data(), n));
+    }, stream, 2, 5);
+    m.dgemm_gflops = 2.0 * n * static_cast<double>(nn) / seconds * 1e-9;
+}
+
+}  // namespace
+
+MachineProfile measure_machine(std::ostream* log)
+{
+    const device_info dev = query_device();
+    cuda_stream stream;
+    MachineProfile m;
+    if (log) fmt::print(*log, "kbench machine: bandwidth (3 arrays of 2^28+ doubles) ...\n");
+    bandwidth(m, dev, stream);
+    if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
+    latencies(m, stream);
+    if (log) fmt::print(*log, "kbench machine: fixed costs of a streaming kernel and a dot ...\n");
+    kernel_fixed_costs(m, dev, stream);
+    if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
+    dgemm(m, stream);
+    if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
+    m.spmv = spmv::measure_machine_figures();
+    return m;
+}
+
+void print_machine_profile(std::ostream& out, const MachineProfile& m)
+{
+    fmt::print(out, "{:<44} {:>12}\n", "quantity", "value");
+    fmt::print(out, "{:<44} {:>12.1f}\n", "read bandwidth, read_sum (GB/s)", m.read_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "copy bandwidth (GB/s)", m.copy_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "triad bandwidth (GB/s)", m.triad_gbps);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "launch latency, back-to-back launches (us)",
+               m.launch_latency_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph node, replayed (us)", m.graph_node_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "streaming kernel, fixed cost (us)", m.kernel_fixed_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "two-stage dot, fixed cost (us)", m.reduction_fixed_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",
+               m.launch_sync_roundtrip_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",
+               m.reduction_roundtrip_latency_us);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
+    fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, DRAM (us)", m.spmv.dram_latency_us);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, L2 (us)", m.spmv.l2_latency_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "one empty launch, CUDA events (us)", m.spmv.launch_us);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "load factor of dependent steps", m.spmv.load_factor);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "SELL-P streaming efficiency", m.spmv.sellp_efficiency);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "CSR-Adaptive streaming efficiency", m.spmv.csr_efficiency);
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,44 @@
+// Machine profile: the measured rates that the performance models divide by (STREAM-style
+// bandwidth, launch and reduction latencies, FP64 dgemm rate). The models
+// treat SpMV and the Krylov vector operations as bandwidth bound; the latencies bound the cost of each kernel launch
+// and each host round trip of a dot product.
+#pragma once
+
+#include "models/spmv_time.hpp"
+
+#include <cstddef>
+#include <iosfwd>
+
+namespace kbench::harness {
+
+/// All bandwidths in GB/s (1e9 bytes/s), latencies in microseconds, rates in GFlop/s (1e9).
+struct MachineProfile {
+    double read_gbps = 0.0;   // read-only reduction (stream::read_sum), bytes read / time
+    double copy_gbps = 0.0;   // stream::copy, bytes read + written / time
+    double triad_gbps = 0.0;  // stream::triad, bytes read + written / time
+    double launch_latency_us = 0.0;            // per launch of N empty kernels back to back
+    double launch_sync_roundtrip_us = 0.0;     // one empty launch + cudaStreamSynchronize
+    double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
+    double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
+    double kernel_fixed_us = 0.0;     // per streaming kernel on top of its bytes / triad bandwidth
+    double reduction_fixed_us = 0.0;  // per two-stage dot (both kernels), the same way
+    double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
+    std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
+    models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
+};
+
+/// Measures the profile of the current device: bandwidth on arrays of >= 2^28 doubles and >= 8x
+/// the L2 size (median of 20 reps after warm-up, CUDA events), launch latencies (median of
+/// host wall-clock samples), reduction round trip, the fixed costs of a streaming kernel and of
+/// a two-stage dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
+/// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
+/// the triad bandwidth), dgemm, and the SpMV time model's figures
+/// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log` when given.
+/// Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no device, out of
+/// memory).
+MachineProfile measure_machine(std::ostream* log = nullptr);
+
+/// Prints the profile as a two-column table (name, value with unit).
+void print_machine_profile(std::ostream& out, const MachineProfile& m);
+
+}  // namespace kbench::harness

@@ -1,0 +1,170 @@
+// anzt2015 Table 1: device-memory traffic of one BiCGSTAB iteration, cuBLAS reference (25n reads
+// + 9n writes besides the SpMVs) vs merged kernels (14n + 4n), measured with Nsight Compute next
+// to the model (models/bicgstab_model.hpp). kbench re-runs itself as `kbench solve bicgstab
+// --detailed` under ncu, once per form: the detailed run wraps every phase in an NVTX range named
+// after its row of the model's kernel table, and ncu's --print-nvtx-rename kernel prefixes each
+// profiled kernel's name with its innermost range ("<range>/<kernel>"), so the DRAM bytes of all
+// kernels one cuBLAS call or one fused kernel launched add up under that row's name.
+//
+// Entries (kind "traffic"), one per model row of each form and one per SpMV: form, kernel, role
+// (update, reduction, spmv), line (anzt2015 Fig. 1 right; 0 for merged), merged_into,
+// model_bytes_read / model_bytes_written (per iteration; for the SpMVs the CSR lower bound of
+// models::csr_spmv),
+// measured_bytes_read / measured_bytes_written (DRAM, per iteration, averaged over the
+// profiled iterations) and launches (kernels per iteration under that name).
+#include "harness/core/ncu_csv.hpp"
+#include "harness/core/process.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study.hpp"
+#include "kernels/machine_probe.hpp"
+#include "kernels/spmv_operator.hpp"
+#include "matrices/matrix_set.hpp"
+#include "models/bicgstab_model.hpp"
+#include "models/spmv_traffic.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace kbench::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int profiled_iterations = 3;
+constexpr int value_bytes = 8;  // double precision, as anzt2015 Table 1
+constexpr const char* metric_read = "dram__bytes_read.sum";
+constexpr const char* metric_write = "dram__bytes_write.sum";
+
+struct Measured {
+    double read = 0.0, write = 0.0;
+    int launches = 0;
+};
+
+/// Runs one form's detailed solve under ncu; DRAM bytes summed per NVTX-renamed kernel name.
+std::map<std::string, Measured> profile_form(const std::string& form, const StudyRun& run,
+                                             const std::string& matrix)
+{
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    const std::string json_out =
+        (fs::temp_directory_path() / fmt::format("kbench-table1-{}-{}.json", form, getpid()))
+            .string();
+    std::vector<std::string> cmd{
+        "ncu", "--nvtx", "--nvtx-exclude", std::string{spmv::machine_probe_range} + "/",
+        "--print-nvtx-rename", "kernel", "--metrics",
+        std::string{metric_read} + "," + metric_write, "--clock-control", "none",
+        "--print-units", "base", "--csv", self, "solve", "bicgstab", "--set", run.source.set,
+        "--forms", form, "--spmv", "cusparse_csr", "--precision", "double", "--timing",
+        "--max-iterations", std::to_string(profiled_iterations), "--repetitions", "1", "--no-cpu",
+        "--no-machine", "--detailed", "--filter", "/" + matrix + "$", "--json", json_out};
+    if (!run.source.matrix_dir.empty())
+        cmd.insert(cmd.end(), {"--matrix-dir", run.source.matrix_dir});
+    if (run.source.real) cmd.push_back("--real");
+    fmt::print(stderr, "kbench: {}\n", join(cmd, " "));
+    const ProcessResult ncu = run_process(cmd, true);
+    fs::remove(json_out);
+    if (ncu.exit_code != 0)
+        throw std::runtime_error(fmt::format(
+            "anzt2015/table1: ncu exited with {} (Nsight Compute on PATH, GPU counters readable "
+            "by this user, --print-nvtx-rename supported?); output:\n{}",
+            ncu.exit_code, ncu.out));
+    std::map<std::string, Measured> by_name;
+    for (const NcuKernel& k : parse_ncu_csv(ncu.out)) {
+        // A renamed kernel reads "<innermost NVTX range>/<kernel name>"; phase names have no '/'.
+        Measured& m = by_name[k.name.substr(0, k.name.find('/'))];
+        const auto r = k.metrics.find(metric_read), w = k.metrics.find(metric_write);
+        if (r != k.metrics.end()) m.read += r->second;
+        if (w != k.metrics.end()) m.write += w->second;
+        ++m.launches;
+    }
+    return by_name;
+}
+
+nlohmann::json traffic_entry(const std::string& form, const std::string& kernel,
+                             const std::string& role, int line, const std::string& merged_into,
+                             nlohmann::json model_read, nlohmann::json model_write,
+                             const std::map<std::string, Measured>& measured)
+{
+    const auto it = measured.find(kernel);
+    if (it == measured.end()) {
+        std::vector<std::string> seen;
+        for (const auto& [name, m] : measured) seen.push_back(name);
+        throw std::runtime_error(fmt::format(
+            "anzt2015/table1: no profiled kernel is named '{}' in the {} form (ncu named the "
+            "kernels: {}); the NVTX rename did not apply or a phase name changed",
+            kernel, form, join(seen)));
+    }
+    const Measured& m = it->second;
+    return {{"kind", "traffic"},
+            {"name", "traffic/" + form + "/" + kernel},
+            {"form", form},
+            {"kernel", kernel},
+            {"role", role},
+            {"line", line},
+            {"merged_into", merged_into},
+            {"model_bytes_read", std::move(model_read)},
+            {"model_bytes_written", std::move(model_write)},
+            {"measured_bytes_read", m.read / profiled_iterations},
+            {"measured_bytes_written", m.write / profiled_iterations},
+            {"launches", static_cast<double>(m.launches) / profiled_iterations}};
+}
+
+nlohmann::json run_table1(const StudyRun& run)
+{
+    const MatrixSet set = load_source_set(run.source);
+    if (set.matrices.empty())
+        throw std::invalid_argument("anzt2015/table1: matrix set '" + run.source.set +
+                                    "' is empty, expected one matrix");
+    const MatrixEntry& entry = set.matrices.front();
+    nlohmann::json doc =
+        make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
+    std::int64_t n = 0, nnz = 0;
+    for_each_matrix(MatrixSet{set.name, set.description, set.manifest, {entry}},
+                    [&](const MatrixEntry& e, const Csr<double>& a, std::size_t, std::size_t) {
+                        n = a.num_rows;
+                        nnz = a.nnz();
+                        doc["context"]["kbench"]["matrices"][e.name] =
+                            matrix_context(e, a, spmv::resolve_sellp_params(
+                                                     a.view(), SellpParams{0, 0, 0, 0}));
+                        doc["context"]["kbench"]["table1"] = {
+                            {"matrix", e.name}, {"n", a.num_rows}, {"nnz", a.nnz()},
+                            {"precision", "double"}, {"value_bytes", value_bytes},
+                            {"iterations_profiled", profiled_iterations},
+                            {"spmv", "cusparse_csr"},
+                            {"ncu_metrics", {metric_read, metric_write}}};
+                    });
+    const std::pair<const char*, models::BicgstabVariant> forms[] = {
+        {"reference", models::BicgstabVariant::reference},
+        {"merged", models::BicgstabVariant::merged}};
+    for (const auto& [form, variant] : forms) {
+        const auto measured = profile_form(form, run, entry.name);
+        for (const models::KernelTraffic& k : models::kernels(variant)) {
+            const double read = (k.reads_n * double(n) + k.scalar_reads) * value_bytes;
+            const double write = (k.writes_n * double(n) + k.scalar_writes) * value_bytes;
+            const std::string role = k.role == models::KernelRole::update ? "update" : "reduction";
+            doc["benchmarks"].push_back(traffic_entry(form, std::string{k.name}, role, k.line,
+                                                      std::string{k.merged_into}, read, write,
+                                                      measured));
+        }
+        // cuSPARSE CSR at its lower bound: values, column indices, row pointers, x once, y out.
+        const models::Traffic csr = models::csr_spmv(n, n, nnz, value_bytes);
+        for (const char* spmv : {"SpMV v = A p", "SpMV t = A s"})
+            doc["benchmarks"].push_back(traffic_entry(form, spmv, "spmv", 0, "", csr.bytes_read,
+                                                      csr.bytes_written, measured));
+    }
+    return doc;
+}
+
+const StudyRegistrar registrar{
+    {"anzt2015/table1",
+     "anzt2015 Table 1: DRAM bytes per BiCGSTAB iteration of every cuBLAS call and fused kernel, "
+     "Nsight Compute vs the traffic model (first matrix of the set)",
+     "anzt2015-traffic", StudyNeeds{1, true, false}, "", run_table1},
+};
+
+}  // namespace
+}  // namespace kbench::harness

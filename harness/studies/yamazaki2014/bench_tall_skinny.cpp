@@ -1,0 +1,721 @@
+// yamazaki2014 Sec. V, Figs. 10 and 11: TSQR quality over kappa and tall-skinny kernel / TSQR
+// throughput against cuBLAS and cuSOLVER; see harness/studies/yamazaki2014/bench_tall_skinny.hpp.
+#include "harness/studies/yamazaki2014/bench_tall_skinny.hpp"
+
+#include "harness/core/progress.hpp"
+#include "harness/core/results_json.hpp"
+#include "harness/core/study_context.hpp"
+#include "harness/core/timing.hpp"
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
+#include "kernels/tall_skinny.hpp"
+#include "matrices/matrix_set.hpp"
+#include "solvers/orthogonalization/gpu_context.hpp"
+#include "solvers/orthogonalization/tsqr_gpu.hpp"
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kbench::harness {
+
+// ---- Public models --------------------------------------------------------------------------
+
+const char* tsqr_expected_order(ortho::TsqrMethod method)
+{
+    switch (method) {
+    case ortho::TsqrMethod::mgs: return "eps kappa";
+    case ortho::TsqrMethod::cgs:
+    case ortho::TsqrMethod::cholqr:
+    case ortho::TsqrMethod::svqr: return "eps kappa^2";
+    case ortho::TsqrMethod::cgs2:
+    case ortho::TsqrMethod::cholqr2:
+    case ortho::TsqrMethod::caqr:
+    case ortho::TsqrMethod::shifted_cholqr3: return "eps";
+    }
+    return "unknown";
+}
+
+double tsqr_effective_flops(std::int64_t n, int k)
+{
+    const double nn = static_cast<double>(n), kk = k;
+    return 2.0 * (2.0 * nn * kk * kk - 2.0 * kk * kk * kk / 3.0);  // DGEQRF + DORGQR
+}
+
+double tsqr_pass_columns(ortho::TsqrMethod method, int k)
+{
+    const double kk = k;
+    // Normalizing one column: its norm reads it (1), the scaling reads and writes it (2).
+    const double normalize = 3.0;
+    // CGS projection of column j against its j predecessors: mdgm reads them and v (j + 1),
+    // v -= V h reads them and v and writes v (j + 2); summed over j = 1..k-1.
+    const double cgs_projections = kk * (kk - 1.0) + 3.0 * (kk - 1.0);
+    switch (method) {
+    case ortho::TsqrMethod::mgs:
+        // Right-looking: step j normalizes column j, then for the m = k-1-j trailing columns
+        // mdgm reads them and q_j (m + 1) and the rank-1 update reads them and q_j and writes
+        // them (2m + 1); summed over m = 1..k-1.
+        return normalize * kk + 1.5 * kk * (kk - 1.0) + 2.0 * (kk - 1.0);
+    case ortho::TsqrMethod::cgs: return normalize * kk + cgs_projections;
+    case ortho::TsqrMethod::cgs2: return normalize * kk + 2.0 * cgs_projections;
+    // Gram matrix (reads V, k) then V := V U^-1 (trsm) or V := V M (svqr): reads and writes V.
+    case ortho::TsqrMethod::cholqr:
+    case ortho::TsqrMethod::svqr: return 3.0 * kk;
+    case ortho::TsqrMethod::cholqr2: return 6.0 * kk;
+    case ortho::TsqrMethod::shifted_cholqr3: return 9.0 * kk;
+    // geqrf reads and writes V (2k), orgqr reads the reflectors and writes Q (2k), and the
+    // final V := V Q_i of each block reads and writes V (2k).
+    case ortho::TsqrMethod::caqr: return 6.0 * kk;
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+constexpr int value_bytes = static_cast<int>(sizeof(double));
+
+using Gpu = ortho::GpuContext;
+
+/// A results document with no matrix set; `section` goes to context.kbench[key].
+nlohmann::json new_document(const StudyRun& run, const char* key, nlohmann::json section)
+{
+    validate(run.options);
+    MatrixSet none;
+    none.name = "none";
+    none.description = "tall-skinny blocks only: no matrix is used";
+    nlohmann::json doc =
+        make_results_document(kbench_context(run.id, run.source, none, run.machine, false));
+    section["precision"] = "double";
+    section["read_gbps"] = run.machine != nullptr ? run.machine->read_gbps : 0.0;
+    doc["context"]["kbench"][key] = std::move(section);
+    return doc;
+}
+
+/// A finite number as JSON, null otherwise (NaN and inf are not JSON).
+nlohmann::json finite_or_null(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+bool all_finite(const std::vector<double>& v)
+{
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// ---- Fig. 10 ----------------------------------------------------------------------------------
+
+const std::vector<double> quality_kappas{1e1, 1e3, 1e5, 1e7, 1e9, 1e11, 1e13, 1e15};
+constexpr std::uint64_t quality_seed = 2014;  // the same U and W for every kappa
+
+/// 1e7 -> "1e7" (kappa in names and progress lines).
+std::string kappa_label(double kappa)
+{
+    const long e = std::lround(std::log10(kappa));
+    return std::pow(10.0, static_cast<double>(e)) == kappa ? fmt::format("1e{}", e)
+                                                           : fmt::format("{:g}", kappa);
+}
+
+/// One Fig. 10 entry; Q and R are the factors (host), V the input block.
+nlohmann::json quality_entry(ortho::TsqrMethod method, const char* device, double kappa,
+                             const ortho::TsqrOutcome& outcome, const std::vector<double>& V,
+                             const std::vector<double>& Q, const std::vector<double>& R)
+{
+    const std::int64_t n = tsqr_quality_rows;
+    const int k = tall_skinny_columns;
+    nlohmann::json orthogonality = nullptr, residual = nullptr;
+    if (all_finite(Q) && all_finite(R)) {
+        const ortho::TsqrQuality q =
+            ortho::tsqr_quality(n, k, V.data(), n, Q.data(), n, R.data(), k);
+        orthogonality = finite_or_null(q.orthogonality);
+        residual = finite_or_null(q.residual);
+    }
+    return {{"name", fmt::format("fig10/{}/{}/kappa={}", ortho::to_string(method), device,
+                                 kappa_label(kappa))},
+            {"figure", "fig10"},
+            {"method", ortho::to_string(method)},
+            {"device", device},
+            {"kappa", kappa},
+            {"n", n},
+            {"k", k},
+            {"status", ortho::to_string(outcome.status)},
+            {"failed_column", outcome.column},
+            {"detail", outcome.detail},
+            {"orthogonality", orthogonality},
+            {"residual", residual},
+            {"expected_order", tsqr_expected_order(method)}};
+}
+
+}  // namespace
+
+nlohmann::json run_tsqr_quality_study(const StudyRun& run)
+{
+    const std::int64_t n = tsqr_quality_rows;
+    const int k = tall_skinny_columns;
+    nlohmann::json orders = nlohmann::json::object();
+    for (const ortho::TsqrMethod m : ortho::tsqr_methods())
+        orders[ortho::to_string(m)] = tsqr_expected_order(m);
+    nlohmann::json doc = new_document(run, "tsqr_quality", {
+        {"figure", "yamazaki2014 Sec. V-B/E, Fig. 10: ||I - Q^T Q||_2 of each TSQR method vs the "
+                   "condition number kappa of V"},
+        {"n", n}, {"k", k}, {"kappas", quality_kappas}, {"seed", quality_seed},
+        {"blocks", "ortho::conditioned_block: V = U diag(s) W^T, U and W from Householder QR of "
+                   "Gaussian matrices (std::mt19937_64, one seed for every kappa), "
+                   "s_j = kappa^(-j/(k-1))"},
+        {"gpu", "ortho::tsqr on the device (CAQR: default block_rows, caqr_default_block_rows)"},
+        {"cpu", "ortho::reference::tsqr (Eigen), the same block"},
+        {"orthogonality", "||I - Q^T Q||_2, in double on the host (ortho::tsqr_quality)"},
+        {"residual", "||V - Q R||_F / ||V||_F"},
+        {"failures", "status != ok: the measures of the partial Q, R are still recorded when "
+                     "finite, else null"},
+        {"eps", std::numeric_limits<double>::epsilon()},
+        {"expected_order", orders}});
+
+    const Gpu gpu;
+    const ortho::GpuHandles h = gpu.handles();
+    std::size_t ws_bytes = 0;
+    for (const ortho::TsqrMethod m : ortho::tsqr_methods())
+        ws_bytes = std::max(ws_bytes, ortho::tsqr_workspace_bytes(m, h, n, k, value_bytes));
+    device_buffer<double> ws(ws_bytes / sizeof(double) + 1);
+    const std::size_t elements = static_cast<std::size_t>(n) * k;
+    device_buffer<double> V0(elements), V(elements);
+    std::vector<double> Q(elements), R(static_cast<std::size_t>(k) * k);
+
+    const Progress progress;
+    const std::size_t total = quality_kappas.size() * ortho::tsqr_methods().size() * 2;
+    std::size_t index = 0;
+    for (const double kappa : quality_kappas) {
+        const std::vector<double> block = ortho::conditioned_block(n, k, kappa, quality_seed);
+        V0.copy_from_host(block.data(), block.size());
+        for (const ortho::TsqrMethod m : ortho::tsqr_methods()) {
+            progress.report(++index, total, fmt::format("fig10/{}/gpu/kappa={}",
+                                                        ortho::to_string(m), kappa_label(kappa)));
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(V.data(), V0.data(), V.bytes(),
+                                              cudaMemcpyDeviceToDevice, gpu.stream));
+            std::fill(R.begin(), R.end(), 0.0);
+            const ortho::TsqrOutcome on_gpu = ortho::tsqr<double>(
+                m, h, n, k, V.data(), n, R.data(), k, ws.data(), ws.bytes());
+            gpu.stream.synchronize();
+            Q = V.to_host();
+            doc["benchmarks"].push_back(quality_entry(m, "gpu", kappa, on_gpu, block, Q, R));
+
+            progress.report(++index, total, fmt::format("fig10/{}/cpu/kappa={}",
+                                                        ortho::to_string(m), kappa_label(kappa)));
+            Q = block;
+            std::fill(R.begin(), R.end(), 0.0);
+            const ortho::TsqrOutcome on_cpu =
+                ortho::reference::tsqr<double>(m, n, k, Q.data(), n, R.data(), k);
+            doc["benchmarks"].push_back(quality_entry(m, "cpu", kappa, on_cpu, block, Q, R));
+        }
+    }
+    return doc;
+}
+
+// ---- Fig. 11 ----------------------------------------------------------------------------------
+//
+// Timing method. Every buffer is allocated once per size (sweep "rows": per n; sweep
+// "columns": once at k = 64, smaller k using the leading columns) and freed before the next.
+// V (n x k, ld = n) holds uniform random values in [-1, 1): a host tile of tile_rows rows
+// (std::mt19937_64, seed fill_seed) replicated down the rows on the device, so V is well
+// conditioned (kappa close to 1) at every n.
+// * Kernels without a host synchronization (gemv_t, gemv_n, gram, trsm): one warm-up call, then
+//   the loop count L is calibrated so that L back-to-back calls last >= sample_time, then
+//   `repetitions` samples of L calls timed with CUDA events; seconds = median sample / L.
+//   The kernels update in place without a restore between calls: y -= V r with r_j = 1e-6
+//   (y drifts by a small multiple of V over all calls), V := V R^-1 with R = I (V unchanged;
+//   the kernels' work does not depend on the values).
+// * TSQR (the Gram-based methods synchronize with the host once per pass): each call
+//   individually on a fresh copy of the block: V is restored from its saved copy with
+//   cudaMemcpyAsync and the stream synchronized OUTSIDE the timed region, then the call is timed
+//   by the host steady clock (seconds) and by CUDA events on the stream (event_seconds);
+//   one untimed warm-up call, then `repetitions` timed calls, medians; a TSQR point takes
+//   min(repetitions, tsqr_point_seconds / warm-up time) repetitions, at least 3.
+// * repetitions = max(3, --repetitions), and 3 for n >= large_rows; sample_time =
+//   min(--min-time, max_sample_seconds). No L2 flush: at k = 30 even n = 1e4 is 2.4 MB of V,
+//   and from n = 3e5 (72 MB) on V exceeds the L2 cache of current GPUs (50-60 MB), so only the
+//   smallest sizes are served from L2 (as they are inside a solver).
+
+namespace {
+
+const std::vector<std::int64_t> row_sweep_ns{10'000,     30'000,     100'000,
+                                             300'000,    1'000'000,  3'000'000,
+                                             10'000'000, 30'000'000, 100'000'000};
+constexpr std::int64_t column_sweep_rows = 10'000'000;
+const std::vector<int> column_sweep_ks{1, 2, 4, 8, 16, 24, 30, 32, 48, 64};
+constexpr std::int64_t gram_batched_h = 1024;  // rows per batched-GEMM block (a multiple of 32)
+constexpr double max_sample_seconds = 0.02;    // cap on the time of one timed sample
+constexpr double tsqr_point_seconds = 1.0;  // TSQR: fewer repetitions (>= 3) beyond this total
+constexpr std::int64_t large_rows = 30'000'000;  // from here on 3 repetitions
+constexpr int min_repetitions = 3;
+constexpr long long max_loops = 1LL << 20;
+constexpr std::int64_t tile_rows = 65536;
+constexpr std::uint64_t fill_seed = 11;
+constexpr double gemv_n_coefficient = 1e-6;  // r_j of y -= V r
+constexpr std::size_t memory_margin = std::size_t{512} << 20;  // left free for cuBLAS/cuSOLVER
+
+/// Variants per (n, k): 3 gemv_t, 2 gemv_n, 4 gram, 2 trsm and the TSQR ones.
+std::size_t variants_per_point() { return 11 + ortho::tsqr_methods().size() + 1; }
+
+struct Timing {
+    double seconds = std::numeric_limits<double>::quiet_NaN();
+    double event_seconds = std::numeric_limits<double>::quiet_NaN();
+    long long loops = 1;
+};
+
+/// Asynchronous calls: warm-up, calibration of L, `reps` samples of L calls (CUDA events).
+template <typename Call>
+Timing time_async(Call&& call, cudaStream_t stream, int reps, double sample_time)
+{
+    call();
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const cuda_event start, stop;
+    const auto run_loops = [&](long long loops) {
+        start.record(stream);
+        for (long long i = 0; i < loops; ++i) call();
+        stop.record(stream);
+        stop.synchronize();
+        return stop.seconds_since(start);
+    };
+    Timing t;
+    for (;;) {
+        const double elapsed = run_loops(t.loops);
+        if (elapsed >= sample_time || t.loops >= max_loops) break;
+        const double target =
+            elapsed > 0.0 ? 1.2 * sample_time / elapsed * t.loops : 10.0 * t.loops;
+        t.loops = std::min(max_loops,
+                           std::max(2 * t.loops, static_cast<long long>(std::ceil(target))));
+    }
+    std::vector<double> samples;
+    for (int r = 0; r < reps; ++r) samples.push_back(run_loops(t.loops) / t.loops);
+    t.seconds = median(samples);
+    t.event_seconds = t.seconds;
+    return t;
+}
+
+/// One call at a time on restored input: restore() enqueues the copy, call() the TSQR.
+template <typename Restore, typename Call>
+Timing time_restored(Restore&& restore, Call&& call, cudaStream_t stream, int reps)
+{
+    using clock = std::chrono::steady_clock;
+    const cuda_event start, stop;
+    std::vector<double> wall, events;
+    for (int r = 0; r < reps; ++r) {
+        restore();
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+        start.record(stream);
+        const auto t0 = clock::now();
+        call();
+        stop.record(stream);
+        stop.synchronize();
+        wall.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+        events.push_back(stop.seconds_since(start));
+    }
+    Timing t;
+    t.seconds = median(wall);
+    t.event_seconds = median(events);
+    return t;
+}
+
+/// The fixed fields of one Fig. 11 entry.
+struct Point {
+    const char* sweep;
+    const char* kernel;
+    std::string variant;
+    std::int64_t n;
+    int k;
+    models::Traffic traffic;
+
+    std::string name() const
+    {
+        return fmt::format("fig11/{}/{}/double/n={}/k={}", kernel, variant, n, k);
+    }
+};
+
+nlohmann::json perf_entry(const Point& p, const Timing& t, int reps, double read_gbps)
+{
+    const double bytes = p.traffic.bytes_read + p.traffic.bytes_written;
+    const double gbps = bytes / t.seconds * 1e-9;
+    nlohmann::json e = {{"name", p.name()},
+                        {"figure", "fig11"},
+                        {"sweep", p.sweep},
+                        {"kernel", p.kernel},
+                        {"variant", p.variant},
+                        {"precision", "double"},
+                        {"n", p.n},
+                        {"k", p.k},
+                        {"seconds", finite_or_null(t.seconds)},
+                        {"flops", p.traffic.flops},
+                        {"bytes", bytes},
+                        {"GFlops", finite_or_null(p.traffic.flops / t.seconds * 1e-9)},
+                        {"GBps", finite_or_null(gbps)},
+                        {"fraction_of_bandwidth",
+                         read_gbps > 0.0 ? finite_or_null(gbps / read_gbps)
+                                         : nlohmann::json(nullptr)},
+                        {"repetitions", reps},
+                        {"loops", t.loops}};
+    if (std::string(p.kernel) == "tsqr") e["event_seconds"] = finite_or_null(t.event_seconds);
+    return e;
+}
+
+/// The Fig. 11 measurement state shared by every size.
+class TallSkinnyBench {
+public:
+    TallSkinnyBench(const StudyRun& run, nlohmann::json& doc, std::size_t total)
+        : run_(run), doc_(doc), total_(total),
+          read_gbps_(run.machine != nullptr ? run.machine->read_gbps : 0.0),
+          sample_time_(std::min(run.options.min_time, max_sample_seconds))
+    {}
+
+    /// Measures every variant at n rows for each k of `ks` (one allocation, ld = n).
+    void measure(const char* sweep, std::int64_t n, const std::vector<int>& ks);
+
+private:
+    void note(const std::string& text)
+    {
+        fmt::print(stderr, "note: {}\n", text);
+        doc_["context"]["kbench"]["tall_skinny"]["skipped"].push_back(text);
+    }
+    void skip_all(const char* sweep, std::int64_t n, const std::vector<int>& ks,
+                  const std::string& why);
+    void error_entry(const Point& p, int reps, const std::string& message);
+    template <typename Call>
+    void async_point(const Point& p, int reps, Call&& call);
+
+    const StudyRun& run_;
+    nlohmann::json& doc_;
+    std::size_t total_;
+    std::size_t index_ = 0;
+    double read_gbps_;
+    double sample_time_;
+    Gpu gpu_;
+    Progress progress_;
+};
+
+void TallSkinnyBench::skip_all(const char* sweep, std::int64_t n, const std::vector<int>& ks,
+                               const std::string& why)
+{
+    note(fmt::format("{} sweep, n = {}: skipped ({})", sweep, n, why));
+    index_ += ks.size() * variants_per_point();
+}
+
+void TallSkinnyBench::error_entry(const Point& p, int reps, const std::string& message)
+{
+    fmt::print(stderr, "note: {}: {}\n", p.name(), message);
+    nlohmann::json e = perf_entry(p, Timing{}, reps, read_gbps_);
+    e["error"] = message;
+    doc_["benchmarks"].push_back(std::move(e));
+}
+
+template <typename Call>
+void TallSkinnyBench::async_point(const Point& p, int reps, Call&& call)
+{
+    progress_.report(++index_, total_, p.name());
+    try {
+        const Timing t = time_async(call, gpu_.stream, reps, sample_time_);
+        doc_["benchmarks"].push_back(perf_entry(p, t, reps, read_gbps_));
+    } catch (const std::exception& e) {
+        // A sticky CUDA error ends the run; an argument or library error only this point.
+        if (cudaDeviceSynchronize() != cudaSuccess) throw;
+        error_entry(p, reps, e.what());
+    }
+}
+
+/// Bytes free on the device now.
+std::size_t free_device_bytes()
+{
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+}
+
+/// Fills the n x k (ld = n) device block V with a random tile (seeded by `seed`) replicated
+/// down the rows.
+void fill_block(double* V, std::int64_t n, int k, std::uint64_t seed, cudaStream_t stream)
+{
+    const std::int64_t rows = std::min(n, tile_rows);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<double> tile(static_cast<std::size_t>(rows) * k);
+    for (double& x : tile) x = uniform(rng);
+    const std::size_t pitch = static_cast<std::size_t>(n) * sizeof(double);
+    KBENCH_CUDA_CHECK(cudaMemcpy2D(V, pitch, tile.data(), rows * sizeof(double),
+                                   rows * sizeof(double), k, cudaMemcpyHostToDevice));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());  // order the pageable copy before `stream`
+    for (std::int64_t done = rows; done < n; done *= 2) {  // rows [0, done) -> [done, 2 done)
+        const std::int64_t count = std::min(done, n - done);
+        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(V + done, pitch, V, pitch, count * sizeof(double), k,
+                                            cudaMemcpyDeviceToDevice, stream));
+    }
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+/// The TSQR variants: every method, then cusolver_qr (CAQR with one block of n rows).
+struct TsqrVariant {
+    std::string name;
+    ortho::TsqrMethod method;
+    bool one_block;
+};
+
+std::vector<TsqrVariant> tsqr_variants()
+{
+    std::vector<TsqrVariant> v;
+    for (const ortho::TsqrMethod m : ortho::tsqr_methods())
+        v.push_back({ortho::to_string(m), m, false});
+    v.push_back({"cusolver_qr", ortho::TsqrMethod::caqr, true});
+    return v;
+}
+
+void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vector<int>& ks)
+{
+    const int k_max = *std::max_element(ks.begin(), ks.end());
+    const int reps = n >= large_rows ? min_repetitions
+                                     : std::max(min_repetitions, run_.options.repetitions);
+    const int n_int = static_cast<int>(n);  // cuBLAS's int: every n here is <= 1e8
+    const std::size_t elements = static_cast<std::size_t>(n) * k_max;
+    const ortho::GpuHandles h = gpu_.handles();
+
+    // Kernel workspace: the largest of mdgm's, gram's and gram_batched's over the k.
+    std::size_t kernel_ws = blas::dot_workspace_bytes(n, k_max);
+    for (const int k : ks) {
+        kernel_ws = std::max(kernel_ws, blas::gram_workspace_bytes(n, k, k, value_bytes));
+        kernel_ws = std::max(kernel_ws, blas::gram_batched_workspace_bytes(n, k, k, gram_batched_h,
+                                                                           value_bytes));
+    }
+    const std::size_t base_bytes = (elements + n) * sizeof(double) + kernel_ws;
+    if (base_bytes + memory_margin > free_device_bytes()) {
+        skip_all(sweep, n, ks, fmt::format("{:.1f} GB of buffers exceed the free device memory",
+                                           base_bytes * 1e-9));
+        return;
+    }
+    device_buffer<double> V(elements), y(static_cast<std::size_t>(n));
+    device_buffer<double> ws(kernel_ws / sizeof(double) + 1);
+    device_buffer<double> r(static_cast<std::size_t>(k_max));
+    device_buffer<double> B(static_cast<std::size_t>(k_max) * k_max);
+    std::vector<double> host_small(static_cast<std::size_t>(k_max) * k_max, 0.0);
+    for (int j = 0; j < k_max; ++j) host_small[static_cast<std::size_t>(j) * k_max + j] = 1.0;
+    const device_buffer<double> identity(host_small);  // R = I, ldr = k_max
+    const device_buffer<double> coefficients(
+        std::vector<double>(static_cast<std::size_t>(k_max), gemv_n_coefficient));
+    fill_block(V.data(), n, k_max, fill_seed, gpu_.stream);
+    fill_block(y.data(), n, 1, fill_seed + 1, gpu_.stream);
+
+    // TSQR: the saved copy of V and the largest workspace that fits.
+    const std::vector<TsqrVariant> variants = tsqr_variants();
+    device_buffer<double> V0;
+    std::size_t tsqr_ws = 0;
+    std::set<std::pair<std::size_t, int>> tsqr_skipped;  // (variant index, k)
+    if (elements * sizeof(double) + memory_margin <= free_device_bytes()) {
+        V0 = device_buffer<double>(elements);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(V0.data(), V.data(), V.bytes(),
+                                          cudaMemcpyDeviceToDevice, gpu_.stream));
+        gpu_.stream.synchronize();
+        const std::size_t free_now = free_device_bytes();
+        const std::size_t budget = free_now > memory_margin ? free_now - memory_margin : 0;
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+            for (const int k : ks) {
+                std::size_t need = 0;
+                try {
+                    need = ortho::tsqr_workspace_bytes(variants[v].method, h, n, k, value_bytes,
+                                                       variants[v].one_block ? n : 0);
+                } catch (const std::invalid_argument& e) {
+                    tsqr_skipped.insert({v, k});
+                    note(fmt::format("{} sweep, n = {}, k = {}: tsqr/{} skipped ({})", sweep, n,
+                                     k, variants[v].name, e.what()));
+                    continue;
+                }
+                if (need <= budget) {
+                    tsqr_ws = std::max(tsqr_ws, need);
+                } else {
+                    tsqr_skipped.insert({v, k});
+                    note(fmt::format("{} sweep, n = {}, k = {}: tsqr/{} skipped (workspace of "
+                                     "{:.1f} GB does not fit)", sweep, n, k, variants[v].name,
+                                     need * 1e-9));
+                }
+            }
+        }
+    } else {
+        note(fmt::format("{} sweep, n = {}: tsqr skipped (no room for the saved copy of V, "
+                         "{:.1f} GB)", sweep, n, elements * sizeof(double) * 1e-9));
+        for (std::size_t v = 0; v < variants.size(); ++v)
+            for (const int k : ks) tsqr_skipped.insert({v, k});
+    }
+    device_buffer<double> tws(tsqr_ws / sizeof(double) + 1);
+    std::vector<double> R(static_cast<std::size_t>(k_max) * k_max);
+
+    cudaStream_t s = gpu_.stream;
+    cublasHandle_t handle = gpu_.blas;
+    const double one = 1.0, zero = 0.0, minus_one = -1.0;
+    for (const int k : ks) {
+        const auto point = [&](const char* kernel, const char* variant, models::Traffic t) {
+            return Point{sweep, kernel, variant, n, k, t};
+        };
+        // gemv_t: r = V^T y. Same flops and bytes for every variant (the product's).
+        const models::Traffic gemv_t = blas::gemv_t_traffic(n, k, value_bytes);
+        async_point(point("gemv_t", "mdgm", blas::mdgm_traffic(n, k, value_bytes)), reps, [&] {
+            blas::mdgm(n, k, V.data(), n, y.data(), r.data(), ws.data(), ws.bytes(), s);
+        });
+        async_point(point("gemv_t", "per_column", gemv_t), reps, [&] {
+            blas::gemv_t_per_column(n, k, V.data(), n, y.data(), r.data(), s);
+        });
+        async_point(point("gemv_t", "cublas_gemv_t", gemv_t), reps, [&] {
+            KBENCH_CUBLAS_CHECK(cublasDgemv(handle, CUBLAS_OP_T, n_int, k, &one, V.data(), n_int,
+                                            y.data(), 1, &zero, r.data(), 1));
+        });
+        // gemv_n: y -= V c (c_j = gemv_n_coefficient).
+        const models::Traffic gemv_n = blas::gemm_rowwise_traffic(n, k, 1, true, value_bytes);
+        async_point(point("gemv_n", "gemm_rowwise", gemv_n), reps, [&] {
+            blas::gemm_rowwise(n, k, 1, -1.0, V.data(), n, coefficients.data(), k, 1.0, y.data(),
+                               n, s);
+        });
+        async_point(point("gemv_n", "cublas_gemv_n", gemv_n), reps, [&] {
+            KBENCH_CUBLAS_CHECK(cublasDgemv(handle, CUBLAS_OP_N, n_int, k, &minus_one, V.data(),
+                                            n_int, coefficients.data(), 1, &one, y.data(), 1));
+        });
+        // gram: B = V^T V; the symmetric product's flops and one read of V for every variant.
+        const models::Traffic gram = blas::gram_traffic(n, k, k, true, value_bytes);
+        async_point(point("gram", "gram", gram), reps, [&] {
+            blas::gram(n, k, V.data(), n, k, V.data(), n, B.data(), k, ws.data(), ws.bytes(), s);
+        });
+        async_point(point("gram", "gram_batched", gram), reps, [&] {
+            blas::gram_batched(handle, n, k, V.data(), n, k, V.data(), n, B.data(), k,
+                               gram_batched_h, ws.data(), ws.bytes(), s);
+        });
+        async_point(point("gram", "cublas_dgemm", gram), reps, [&] {
+            KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, k, k, n_int, &one,
+                                            V.data(), n_int, V.data(), n_int, &zero, B.data(), k));
+        });
+        async_point(point("gram", "cublas_dsyrk", gram), reps, [&] {
+            KBENCH_CUBLAS_CHECK(cublasDsyrk(handle, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, k, n_int,
+                                            &one, V.data(), n_int, &zero, B.data(), k));
+        });
+        // trsm: V := V R^-1 with R = I (ldr = k_max).
+        const models::Traffic trsm = blas::trsm_traffic(n, k, value_bytes);
+        async_point(point("trsm", "trsm_right_upper", trsm), reps, [&] {
+            blas::trsm_right_upper(n, k, V.data(), n, identity.data(), k_max, s);
+        });
+        async_point(point("trsm", "cublas_dtrsm", trsm), reps, [&] {
+            KBENCH_CUBLAS_CHECK(cublasDtrsm(handle, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+                                            CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n_int, k, &one,
+                                            identity.data(), k_max, V.data(), n_int));
+        });
+
+        // tsqr: each call on a fresh copy of the block.
+        const std::size_t block_bytes = static_cast<std::size_t>(n) * k * sizeof(double);
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+            const TsqrVariant& tv = variants[v];
+            models::Traffic t;
+            t.flops = tsqr_effective_flops(n, k);
+            t.bytes_read = tsqr_pass_columns(tv.method, k) * static_cast<double>(n) * value_bytes;
+            const Point p = point("tsqr", tv.name.c_str(), t);
+            if (tsqr_skipped.count({v, k}) != 0) {
+                progress_.report(++index_, total_, p.name() + " (skipped)");
+                continue;
+            }
+            progress_.report(++index_, total_, p.name());
+            const std::int64_t block_rows = tv.one_block ? n : 0;
+            const auto restore = [&] {
+                KBENCH_CUDA_CHECK(cudaMemcpyAsync(V.data(), V0.data(), block_bytes,
+                                                  cudaMemcpyDeviceToDevice, s));
+            };
+            ortho::TsqrOutcome outcome;
+            const auto call = [&] {
+                outcome = ortho::tsqr<double>(tv.method, h, n, k, V.data(), n, R.data(), k,
+                                              tws.data(), tws.bytes(), block_rows);
+            };
+            try {
+                restore();  // warm-up, whose status is reported and whose time sets the reps
+                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+                const auto t0 = std::chrono::steady_clock::now();
+                call();
+                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+                const double warmup =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                const ortho::TsqrOutcome first = outcome;
+                const int tsqr_reps = std::max(
+                    min_repetitions,
+                    std::min(reps, static_cast<int>(tsqr_point_seconds / std::max(warmup, 1e-6))));
+                nlohmann::json e = perf_entry(p, time_restored(restore, call, s, tsqr_reps),
+                                              tsqr_reps, read_gbps_);
+                e["status"] = ortho::to_string(first.status);
+                e["detail"] = first.detail;
+                doc_["benchmarks"].push_back(std::move(e));
+            } catch (const std::exception& e) {
+                // A sticky CUDA error ends the run; an argument or library error only this point.
+                if (cudaDeviceSynchronize() != cudaSuccess) throw;
+                error_entry(p, reps, e.what());
+            }
+        }
+        // Leave V as filled for the next k (TSQR overwrote its leading columns).
+        if (!V0.empty()) {
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(V.data(), V0.data(), V.bytes(),
+                                              cudaMemcpyDeviceToDevice, s));
+            gpu_.stream.synchronize();
+        }
+    }
+}
+
+}  // namespace
+
+nlohmann::json run_tall_skinny_study(const StudyRun& run)
+{
+    nlohmann::json doc = new_document(run, "tall_skinny", {
+        {"figure", "yamazaki2014 Sec. V-F, Fig. 11: tall-skinny DGEMV, Gram (DGEMM), TRSM and "
+                   "TSQR throughput vs rows n (k = 30) and vs columns k (n = 1e7), against "
+                   "cuBLAS and cuSOLVER"},
+        {"row_sweep", {{"n", row_sweep_ns}, {"k", tall_skinny_columns}}},
+        {"column_sweep", {{"n", column_sweep_rows}, {"k", column_sweep_ks}}},
+        {"block", "V n x k column-major, ld = n, uniform random values in [-1, 1) (a 65536-row "
+                  "tile replicated down the rows): well conditioned"},
+        {"timing", "asynchronous kernels: CUDA events around L back-to-back calls, L calibrated "
+                   "to >= sample_time, median of `repetitions` samples / L; tsqr: one call at a "
+                   "time on V restored from a saved copy outside the timed region, host steady "
+                   "clock (seconds) and CUDA events (event_seconds), median of `repetitions` "
+                   "calls (fewer, >= 3, when they would exceed tsqr_point_seconds); one warm-up "
+                   "call each"},
+        {"repetitions", std::max(min_repetitions, run.options.repetitions)},
+        {"repetitions_large_n", min_repetitions},
+        {"tsqr_point_seconds", tsqr_point_seconds},
+        {"large_n", large_rows},
+        {"sample_time", std::min(run.options.min_time, max_sample_seconds)},
+        {"cache", "hot: no L2 flush (V exceeds the L2 cache from n = 3e5 at k = 30)"},
+        {"flops", "gemv_t, gemv_n: 2 n k; gram: n k (k + 1) (the symmetric product, for every "
+                  "variant); trsm: n k^2; tsqr: effective, DGEQRF + DORGQR = 2 (2 n k^2 - "
+                  "2 k^3 / 3) for every method"},
+        {"bytes", "the same for every variant of a kernel: gemv_t (k + 1) n reads + k writes; "
+                  "gemv_n (k + 1) n reads + n writes; gram k n reads + k^2 writes; trsm k n "
+                  "reads + k n writes; tsqr: the columns its kernels move (tsqr_pass_columns: "
+                  "cholqr/svqr 3k, cholqr2 6k, shifted_cholqr3 9k, caqr/cusolver_qr 6k, cgs "
+                  "k^2 + 5k - 3, cgs2 2k^2 + 7k - 6, mgs 1.5k^2 + 3.5k - 2) x n; 8 bytes each"},
+        {"fraction_of_bandwidth", "GBps / read_gbps (the measured read-only bandwidth)"},
+        {"gram_batched_h", gram_batched_h},
+        {"gemv_n", "y -= V c, c_j = 1e-6, no restore between calls"},
+        {"trsm", "R = I (k x k, non-unit diagonal flag), V unchanged between calls"},
+        {"cusolver_qr", "ortho::tsqr caqr with block_rows = n: one cuSOLVER geqrf + orgqr"},
+        {"skipped", nlohmann::json::array()}});
+    std::set<std::pair<std::int64_t, int>> rows_points;
+    for (const std::int64_t n : row_sweep_ns) rows_points.insert({n, tall_skinny_columns});
+    std::vector<int> column_ks;
+    for (const int k : column_sweep_ks)
+        if (rows_points.count({column_sweep_rows, k}) == 0) column_ks.push_back(k);
+
+    TallSkinnyBench bench(run, doc,
+                          (row_sweep_ns.size() + column_ks.size()) * variants_per_point());
+    for (const std::int64_t n : row_sweep_ns) bench.measure("rows", n, {tall_skinny_columns});
+    if (!column_ks.empty()) bench.measure("columns", column_sweep_rows, column_ks);
+    return doc;
+}
+
+}  // namespace kbench::harness
