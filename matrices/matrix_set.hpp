@@ -22,10 +22,11 @@
 // generators (integers >= 1 for sizes, numbers for wx/wy/wz, numbers > 0 for mean, exponent and
 // d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors), an optional
 // "stands_for" string and an optional "study" object: what a study reads for this matrix (e.g.
-// yamazaki2014/fig14's restart length and step size), kept as it is, not read here. Checks involving several parameters are made at load time too, as the
-// generators make them (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a
-// mean or exponent that the distribution does not use; banded: K < n). Relative file paths
-// resolve against the matrix directory; absolute ones are used as they are.
+// yamazaki2014/fig14's restart length and step size), kept as it is, not read here. Checks
+// involving several parameters are made at load time too, as the generators make them
+// (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a mean or exponent that the
+// distribution does not use; banded: K < n). Relative file paths resolve against the matrix
+// directory; absolute ones are used as they are.
 #pragma once
 
 #include "matrices/csr.hpp"

@@ -1,5 +1,5 @@
-// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the catalogue, the
-// run order and the needs check. No GPU needed.
+// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the
+// catalogue, the run order and the needs check. No GPU needed.
 #include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 #include "harness/studies/li2012/bench_spike.hpp"
 #include "harness/studies/yamazaki2014/ca_gmres_rows.hpp"

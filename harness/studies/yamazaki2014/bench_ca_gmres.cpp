@@ -160,9 +160,9 @@ void run_matrix(const MatrixEntry& entry, const PaperSetup& p, const Csr<double>
 }
 
 /// fig14 on P = 2, 4, ... GPUs (gpu_rank_counts beyond 1), both transports: one
-/// `kbench dist ca-gmres` worker per P and transport (harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp), its rows
-/// appended with the base fields, gpus = P and the transport; a failed worker leaves one entry
-/// with its "error".
+/// `kbench dist ca-gmres` worker per P and transport
+/// (harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp), its rows appended with the base
+/// fields, gpus = P and the transport; a failed worker leaves one entry with its "error".
 void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const PaperSetup& p,
                          const Csr<double>& a, ScratchDir& dir, json& doc)
 {

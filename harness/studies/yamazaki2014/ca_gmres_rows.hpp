@@ -1,7 +1,8 @@
-// What the yamazaki2014 Fig. 14 runs share between one GPU (harness/studies/yamazaki2014/bench_ca_gmres.cpp, in
-// process) and several (the `kbench dist ca-gmres` MPI worker, harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp):
-// the paper's restart length and step size per matrix, the balanced system's right-hand side,
-// the solver options of each row, and the row (one fig14 entry, schema in
+// What the yamazaki2014 Fig. 14 runs share between one GPU
+// (harness/studies/yamazaki2014/bench_ca_gmres.cpp, in process) and several (the `kbench dist
+// ca-gmres` MPI worker, harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp): the paper's
+// restart length and step size per matrix, the balanced system's right-hand side, the solver
+// options of each row, and the row (one fig14 entry, schema in
 // harness/studies/yamazaki2014/bench_ca_gmres.hpp) made from a solve's result and times.
 #pragma once
 
