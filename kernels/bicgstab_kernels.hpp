@@ -61,6 +61,19 @@ enum class DeviceStatus : int {
     non_finite = 4,   // a dot product or a scalar derived from one is Inf or NaN
 };
 
+/// What a breakdown status means, for a solver's message ("unknown status" for another value).
+/// One text for every solver that runs these kernels (BiCGSTAB, SPIKE + BiCGStab).
+inline const char* status_text(int status)
+{
+    switch (static_cast<DeviceStatus>(status)) {
+    case DeviceStatus::rho_zero: return "rho = r_hat . r = 0 with r != 0";
+    case DeviceStatus::rhat_v_zero: return "r_hat . v = 0 (alpha = rho / 0)";
+    case DeviceStatus::omega_zero: return "omega = t.s / t.t = 0 with r != 0";
+    case DeviceStatus::non_finite: return "a scalar or the residual is not finite";
+    default: return "unknown status";
+    }
+}
+
 /// State of the merged iteration, kept in DEVICE memory (plain struct, same layout on host for
 /// copies). Scalars of iteration i as in anzt2015 Fig. 1 (left).
 template <typename T>

@@ -362,11 +362,11 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
             bad("\"name\" must be a non-empty string");
         }
         for (const auto& [key, value] : e.items()) {
-            static const std::set<std::string> known{"name", "file", "generator", "params",
-                                                     "stands_for", "suitesparse"};
+            static const std::set<std::string> known{"name",       "file",  "generator", "params",
+                                                     "stands_for", "study", "suitesparse"};
             if (known.count(key) == 0) {
                 bad(fmt::format("unknown key \"{}\" (expected name, file, generator, params, "
-                                "stands_for, suitesparse)",
+                                "stands_for, study, suitesparse)",
                                 key));
             }
         }
@@ -391,6 +391,10 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
         if (e.contains("stands_for")) {
             if (!e["stands_for"].is_string()) bad("\"stands_for\" must be a string");
             entry.stands_for = e["stands_for"];
+        }
+        if (e.contains("study")) {
+            if (!e["study"].is_object()) bad("\"study\" must be a JSON object");
+            entry.study = e["study"].dump();
         }
         const bool is_file = e.contains("file"), is_gen = e.contains("generator");
         if (is_file == is_gen) bad("expected exactly one of \"file\" and \"generator\"");

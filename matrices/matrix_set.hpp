@@ -20,11 +20,13 @@
 // collection (used instead of the stand-in when the set is loaded with real matrices and
 // NAME.mtx is present: MatrixSetOptions; `kbench matrix fetch --set` downloads them), "params" for
 // generators (integers >= 1 for sizes, numbers for wx/wy/wz, numbers > 0 for mean, exponent and
-// d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors) and an optional
-// "stands_for" string. Checks involving several parameters are made at load time too, as the
-// generators make them (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a
-// mean or exponent that the distribution does not use; banded: K < n). Relative file paths
-// resolve against the matrix directory; absolute ones are used as they are.
+// d, integers in [0, 2^64) for seeds; unknown keys and parameters are errors), an optional
+// "stands_for" string and an optional "study" object: what a study reads for this matrix (e.g.
+// yamazaki2014/fig14's restart length and step size), kept as it is, not read here. Checks
+// involving several parameters are made at load time too, as the generators make them
+// (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a mean or exponent that the
+// distribution does not use; banded: K < n). Relative file paths resolve against the matrix
+// directory; absolute ones are used as they are.
 #pragma once
 
 #include "matrices/csr.hpp"
@@ -43,6 +45,7 @@ struct MatrixEntry {
     std::string source;      // "file" (also a real SuiteSparse matrix) or a generator name
     std::string file;        // resolved path for "file" and "replicate" entries, else empty
     std::string stands_for;  // which paper matrix this one stands in for (may be empty)
+    std::string study;       // the entry's "study" object as JSON text, or empty
     std::string spec;        // the manifest entry (JSON text) for the results' context
     std::string suitesparse; // "GROUP/NAME" of the paper's own matrix, or empty
     bool real = false;       // true: `file` is that SuiteSparse matrix, used instead of the stand-in

@@ -104,17 +104,6 @@ __global__ void check_kernel(const DeviceScalars<T>* __restrict__ sc, LoopState*
     (void)handle;
 }
 
-const char* status_scalar(int status)
-{
-    switch (static_cast<DeviceStatus>(status)) {
-    case DeviceStatus::rho_zero: return "rho = r_hat . r = 0 with r != 0";
-    case DeviceStatus::rhat_v_zero: return "r_hat . v = 0 (alpha = rho / 0)";
-    case DeviceStatus::omega_zero: return "omega = t.s / t.t = 0 with r != 0";
-    case DeviceStatus::non_finite: return "a scalar or the residual is not finite";
-    default: return "unknown status";
-    }
-}
-
 /// Fills status and detail of `result` from the final loop state.
 void finish(SolveResult& result, const LoopState& state, const StopRule& rule)
 {
@@ -131,7 +120,7 @@ void finish(SolveResult& result, const LoopState& state, const StopRule& rule)
         result.status = state.status == static_cast<int>(DeviceStatus::non_finite)
                             ? SolveStatus::non_finite
                             : SolveStatus::breakdown;
-        result.detail = std::string{status_scalar(state.status)} + " in iteration " +
+        result.detail = std::string{bicgstab::status_text(state.status)} + " in iteration " +
                         std::to_string(state.iteration);
         break;
     default: result.detail = "loop ended without a stop code"; break;

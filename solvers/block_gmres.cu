@@ -303,7 +303,7 @@ SolveResult block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X,
                         const BlockGmresOptions& options, const ortho::GpuHandles& handles)
 {
     check_gpu_input("block_gmres", a, s, B, X, options);
-    GpuBackend<T> be(a, s, B, X, detail::block_restart_length(options), options.tsqr, handles);
+    GpuBackend<T> be(a, s, B, X, detail::restart_length(options), options.tsqr, handles);
     return detail::run_block_gmres<T>(be, options);
 }
 
@@ -313,7 +313,7 @@ SolveResult pseudo_block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X
                                const ortho::GpuHandles& handles)
 {
     check_gpu_input("pseudo_block_gmres", a, s, B, X, options);
-    GpuBackend<T> be(a, s, B, X, detail::block_restart_length(options), options.tsqr, handles);
+    GpuBackend<T> be(a, s, B, X, detail::restart_length(options), options.tsqr, handles);
     return detail::run_pseudo_block_gmres<T>(be, options);
 }
 

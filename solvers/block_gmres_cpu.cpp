@@ -175,7 +175,7 @@ SolveResult block_gmres_cpu(const Csr<T>& a, int s, const std::vector<T>& B, std
                             const BlockGmresOptions& o)
 {
     check_block_input("block_gmres_cpu", a, s, B, X, o);
-    CpuBackend<T> be(a, s, B, X, detail::block_restart_length(o), o.tsqr);
+    CpuBackend<T> be(a, s, B, X, detail::restart_length(o), o.tsqr);
     return detail::run_block_gmres<T>(be, o);
 }
 
@@ -184,7 +184,7 @@ SolveResult pseudo_block_gmres_cpu(const Csr<T>& a, int s, const std::vector<T>&
                                    std::vector<T>& X, const BlockGmresOptions& o)
 {
     check_block_input("pseudo_block_gmres_cpu", a, s, B, X, o);
-    CpuBackend<T> be(a, s, B, X, detail::block_restart_length(o), o.tsqr);
+    CpuBackend<T> be(a, s, B, X, detail::restart_length(o), o.tsqr);
     return detail::run_pseudo_block_gmres<T>(be, o);
 }
 

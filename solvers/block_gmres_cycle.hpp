@@ -26,6 +26,7 @@
 
 #include "solvers/block_gmres.hpp"
 #include "solvers/hessenberg.hpp"
+#include "solvers/restart_length.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -72,12 +73,6 @@ struct PhaseLog {
         ++it->calls;
     }
 };
-
-/// Block steps per cycle: the restart length, but no more than the iterations allow.
-inline int block_restart_length(const BlockGmresOptions& o)
-{
-    return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
-}
 
 /// The restart loop both methods share: residuals, convergence, deflation, stagnation.
 /// `cycle(active, rel, result)` runs one cycle on the active columns, updates rel with its
@@ -151,7 +146,7 @@ inline std::string hessenberg_detail(HessenbergStatus hs, int column, int step)
 template <typename T, typename Backend>
 SolveResult run_block_gmres(Backend& be, const BlockGmresOptions& o)
 {
-    const int m = block_restart_length(o);
+    const int m = restart_length(o);
     std::vector<T> S, C, Rn, h;
     auto cycle = [&](const std::vector<int>& active, std::vector<double>& rel,
                      const std::vector<double>& scale, SolveResult& result) {
@@ -210,7 +205,7 @@ SolveResult run_block_gmres(Backend& be, const BlockGmresOptions& o)
 template <typename T, typename Backend>
 SolveResult run_pseudo_block_gmres(Backend& be, const BlockGmresOptions& o)
 {
-    const int m = block_restart_length(o);
+    const int m = restart_length(o);
     std::vector<T> h, column;
     auto cycle = [&](const std::vector<int>& active, std::vector<double>& rel,
                      const std::vector<double>& scale, SolveResult& result) {

@@ -279,7 +279,7 @@ CaGmresResult run_gpu(spmv::SpmvOperator<T>& a, const T* b, T* x, const CaGmresO
         invalid("ca_gmres", std::string{"handles."} +
                                 (handles.blas == nullptr ? "blas" : "solver") +
                                 " is null, expected handles bound to handles.stream");
-    GpuBackend<T> be(a, b, x, detail::ca_restart_length(o), o, handles);
+    GpuBackend<T> be(a, b, x, detail::restart_length(o), o, handles);
     return detail::run_ca_gmres<T>(be, o, observer);
 }
 

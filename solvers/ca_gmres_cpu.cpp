@@ -537,7 +537,7 @@ CaGmresResult run_cpu(const Csr<T>& a, const std::vector<T>& b, std::vector<T>& 
         throw std::invalid_argument("ca_gmres_cpu: b has " + std::to_string(b.size()) + " and x " +
                                     std::to_string(x.size()) + " entries, expected " +
                                     std::to_string(n));
-    CpuBackend<T> be(a, b, x, detail::ca_restart_length(o), o);
+    CpuBackend<T> be(a, b, x, detail::restart_length(o), o);
     return detail::run_ca_gmres<T>(be, o, observer);
 }
 

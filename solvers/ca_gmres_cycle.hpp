@@ -91,12 +91,6 @@ void basis_update(std::int64_t n, int c, const T* V, std::int64_t ld, const T* y
     }
 }
 
-/// Basis vectors per cycle: the restart length, but no more than the iterations allow.
-inline int ca_restart_length(const CaGmresOptions& o)
-{
-    return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
-}
-
 /// The shifts of the Ritz values of the plain GMRES cycle, Leja ordered; never throws (values
 /// that are not finite are dropped; an unpaired complex value, which a real Hessenberg matrix
 /// does not give, makes every shift real).
@@ -162,7 +156,7 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
     const double bnorm = be.norm_b();
     const double scale = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
     const double tol = o.timing_mode ? -1.0 : o.tolerance;
-    const int m = ca_restart_length(o);
+    const int m = restart_length(o);
     const int ldh = m + 1;
     std::vector<double> H(static_cast<std::size_t>(ldh) * m), Cd, Rd, sigma;
     std::vector<T> C, R, norm2, h, Vh, G, C2, R2;

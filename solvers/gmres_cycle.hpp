@@ -16,6 +16,7 @@
 
 #include "solvers/gmres.hpp"
 #include "solvers/hessenberg.hpp"
+#include "solvers/restart_length.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -27,12 +28,6 @@
 #include <vector>
 
 namespace kbench::solvers::detail {
-
-/// The basis holds restart_length(o) + 1 vectors: m, but no more than the iterations allow.
-inline int restart_length(const GmresOptions& o)
-{
-    return std::max(1, std::min(o.restart, std::max(o.max_iterations, 1)));
-}
 
 /// Whether a backend implements ArnoldiOrth::cgs2_lowsync (see the file comment).
 template <typename Backend, typename = void>

@@ -28,7 +28,8 @@ struct SpmvOptions {
 /// returns the results document (results_json.hpp schema) with id `id`. `machine` (may be null)
 /// feeds bw_frac_read / bw_frac_triad and the auto policy's model (without it the figures are
 /// measured by spmv::machine_figures()). Progress goes to stderr. Throws std::invalid_argument
-/// for a bad filter regex, an unknown set or run options out of range (validate(RunOptions)); kbench::cuda_error on CUDA failures; the matrix readers' errors.
+/// for a bad filter regex, an unknown set or run options out of range (validate(RunOptions));
+/// kbench::cuda_error on CUDA failures; the matrix readers' errors.
 nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
                               const MachineProfile* machine);
 

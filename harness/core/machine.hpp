@@ -1,7 +1,7 @@
 // Machine profile: the measured rates that the performance models divide by (STREAM-style
 // bandwidth, launch and reduction latencies, FP64 dgemm rate). The models
-// treat SpMV and the Krylov vector operations as bandwidth bound; the latencies bound the cost of each kernel launch
-// and each host round trip of a dot product.
+// treat SpMV and the Krylov vector operations as bandwidth bound; the latencies bound the cost of
+// each kernel launch and each host round trip of a dot product.
 #pragma once
 
 #include "models/spmv_time.hpp"
@@ -33,9 +33,9 @@ struct MachineProfile {
 /// a two-stage dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
 /// the triad bandwidth), dgemm, and the SpMV time model's figures
-/// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log` when given.
-/// Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no device, out of
-/// memory).
+/// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log`
+/// when given. Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no
+/// device, out of memory).
 MachineProfile measure_machine(std::ostream* log = nullptr);
 
 /// Prints the profile as a two-column table (name, value with unit).

@@ -33,9 +33,9 @@ std::string partition_cache_name(const MatrixEntry& entry, long long rows_per_ra
 
 /// The prefix (the worker adds .<rank>of<P>) of the hypergraph partition of `entry` at
 /// rows_per_rank rows per rank (0: the set's rows): <cache_dir()>/partitions/
-/// <partition_cache_name>, so that a later reproduce (after a timeout, say) reuses it, and `kbench dist gmres --partition-cache
-/// auto --partition-only` can make it beforehand; <fallback>/<name> when there is no cache
-/// directory; empty when there is neither. Creates the folder.
+/// <partition_cache_name>, so that a later reproduce (after a timeout, say) reuses it, and `kbench
+/// dist gmres --partition-cache auto --partition-only` can make it beforehand; <fallback>/<name>
+/// when there is no cache directory; empty when there is neither. Creates the folder.
 std::string partition_cache_prefix(const MatrixEntry& entry, long long rows_per_rank,
                                    const std::filesystem::path& fallback = {});
 

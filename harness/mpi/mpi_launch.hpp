@@ -53,9 +53,10 @@ std::string resume_key(const StudyRun& run);
 /// Runs `argv` (a launcher command line whose worker writes its JSON object to json_file),
 /// stdout and stderr inherited, and returns that object; when the command fails, {"error":
 /// <what>, "exit_code": <code>} instead, <what> being the "error" a failing worker wrote to
-/// json_file, or a pointer to its message on stderr when it wrote none. Never throws for a failed worker; throws nlohmann::json::parse_error for a file
-/// that is not JSON. When json_file already holds a finished worker's object (no "error"; a
-/// resumable ScratchDir after a cut-off run), returns it with "reused": true and runs nothing.
+/// json_file, or a pointer to its message on stderr when it wrote none. Never throws for a failed
+/// worker; throws nlohmann::json::parse_error for a file that is not JSON. When json_file already
+/// holds a finished worker's object (no "error"; a resumable ScratchDir after a cut-off run),
+/// returns it with "reused": true and runs nothing.
 nlohmann::json run_mpi_worker(const std::vector<std::string>& argv, const std::string& json_file);
 
 }  // namespace kbench::harness

@@ -1,7 +1,7 @@
-// mpk_sweep (harness/studies/yamazaki2014/mpk_sweep.hpp): the counts of every s = 1..s_max from one set of index sets
-// of s_max steps equal those computed for each s on its own (matrices/row_partition.hpp), on a
-// hand-checked tridiagonal matrix, 2D and 3D stencils and a nonsymmetric random pattern, with
-// block, irregular and uneven partitions.
+// mpk_sweep (harness/studies/yamazaki2014/mpk_sweep.hpp): the counts of every s = 1..s_max from
+// one set of index sets of s_max steps equal those computed for each s on its own
+// (matrices/row_partition.hpp), on a hand-checked tridiagonal matrix, 2D and 3D stencils and a
+// nonsymmetric random pattern, with block, irregular and uneven partitions.
 #include "harness/studies/yamazaki2014/mpk_sweep.hpp"
 
 #include "matrices/generators.hpp"

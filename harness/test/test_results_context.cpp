@@ -1,5 +1,6 @@
-// "Same results but for the run context" (harness/core/results_json.hpp): what counts as run context,
-// and keep_or_write_results keeping a stored file byte-for-byte when only its context differs.
+// "Same results but for the run context" (harness/core/results_json.hpp): what counts as run
+// context, and keep_or_write_results keeping a stored file byte-for-byte when only its context
+// differs.
 #include "harness/core/results_json.hpp"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,12 @@
-// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the catalogue, the
-// run order and the needs check. No GPU needed.
+// The study registry (with the studies of harness/studies/CMakeLists.txt linked in), the
+// catalogue, the run order and the needs check. No GPU needed.
 #include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 #include "harness/studies/li2012/bench_spike.hpp"
+#include "harness/studies/yamazaki2014/ca_gmres_rows.hpp"
 #include "harness/core/catalogue.hpp"
 #include "harness/core/study.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -310,4 +312,52 @@ TEST(Zianekhodja2014, DistCommandCarriesTheRunsOptions)
     weak.warmups = 0;
     const argv b = kh::dist_command("mpiexec", "kbench", kh::MatrixSource{}, weak, 1, "o.json");
     EXPECT_EQ(argv(b.end() - 2, b.end()), (argv{"--warmups", "0"}));
+}
+
+TEST(Yamazaki2014, Fig14SetupComesFromTheSetEntry)
+{
+    kbench::MatrixEntry e;
+    e.name = "lap";
+    e.study = R"({"paper_matrix": "cant", "restart": 60, "steps": 15})";
+    const kh::fig14::PaperSetup p = kh::fig14::paper_setup(e, "/sets/y.json");
+    EXPECT_EQ(p.matrix, "cant");
+    EXPECT_EQ(p.m, 60);
+    EXPECT_EQ(p.s, 15);
+
+    e.study = R"({"restart": 30, "steps": 5})";  // paper_matrix is optional
+    EXPECT_EQ(kh::fig14::paper_setup(e, "/sets/y.json").matrix, "");
+
+    auto error = [&](const std::string& study) {
+        e.study = study;
+        try {
+            kh::fig14::paper_setup(e, "/sets/y.json");
+        } catch (const std::invalid_argument& err) {
+            return std::string(err.what());
+        }
+        return std::string("no error");
+    };
+    for (const std::string& study : {std::string(), std::string(R"({"restart": 30})"),
+                                     std::string(R"({"restart": 0, "steps": 1})"),
+                                     std::string(R"({"restart": 10, "steps": 20})"),
+                                     std::string(R"({"restart": 30, "steps": "15"})")}) {
+        const std::string msg = error(study);
+        EXPECT_NE(msg.find("/sets/y.json: matrix 'lap': "), std::string::npos) << msg;
+        EXPECT_NE(msg.find("\"study\": {\"restart\": m, \"steps\": s}"), std::string::npos) << msg;
+    }
+    EXPECT_NE(error("").find("no \"study\""), std::string::npos);
+    EXPECT_NE(error(R"({"restart": 30})").find("has no \"steps\""), std::string::npos);
+}
+
+TEST(Yamazaki2014, ShippedSetGivesEveryFig14Setup)
+{
+    const kbench::MatrixSet set = kbench::load_matrix_set("yamazaki2014", "");
+    ASSERT_FALSE(set.matrices.empty());
+    std::vector<std::string> papers;
+    for (const auto& entry : set.matrices) {
+        const kh::fig14::PaperSetup p = kh::fig14::paper_setup(entry, set.manifest);
+        EXPECT_EQ(entry.stands_for.rfind(p.matrix, 0), 0u) << entry.name;  // the same matrix
+        papers.push_back(fmt::format("{} {} {}", p.matrix, p.m, p.s));
+    }
+    EXPECT_EQ(papers, (std::vector<std::string>{"G3_circuit 30 15", "cant 60 15",
+                                                "dielFilterV2real 180 15"}));
 }

@@ -168,6 +168,8 @@ TEST(MatrixSet, ErrorsNameTheManifestAndTheEntry)
         {"both", R"({"name": "x", "file": "a.mtx", "generator": "trefethen", "params": {"n": 3}})",
          "exactly one of \"file\" and \"generator\""},
         {"no_name", R"({"generator": "trefethen", "params": {"n": 3}})", "\"name\" must be"},
+        {"study_not_object", R"({"name": "x", "generator": "trefethen", "params": {"n": 3}, "study": 5})",
+         "\"study\" must be a JSON object"},
     };
     for (const Case& c : cases) {
         const std::string path = write_manifest(c.label, head + c.entry + "]}");
@@ -456,6 +458,18 @@ TEST(MatrixSet, SuiteSparseKeyIsChecked)
     EXPECT_EQ(set.matrices.at(0).suitesparse, "JGD_Trefethen/Trefethen_2000");
     EXPECT_FALSE(set.matrices.at(0).real);
     EXPECT_EQ(suitesparse_ids_of_set(ok), std::vector<std::string>{"JGD_Trefethen/Trefethen_2000"});
+}
+
+TEST(MatrixSet, StudyObjectIsKeptAsJsonText)
+{
+    const std::string path = write_manifest("study", R"({"name": "t", "matrices": [
+        {"name": "a", "generator": "trefethen", "params": {"n": 3}, "study": {"restart": 30, "steps": 15}},
+        {"name": "b", "generator": "trefethen", "params": {"n": 3}}]})");
+    const MatrixSet set = load_matrix_set(path, "");
+    ASSERT_EQ(set.matrices.size(), 2u);
+    EXPECT_EQ(nlohmann::json::parse(set.matrices[0].study),
+              (nlohmann::json{{"restart", 30}, {"steps", 15}}));
+    EXPECT_EQ(set.matrices[1].study, "");
 }
 
 }  // namespace

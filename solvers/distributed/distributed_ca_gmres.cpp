@@ -474,7 +474,7 @@ CaGmresResult distributed_ca_gmres_cpu(const Communicator& comm, DistributedMpkC
     if (error.empty())
         error = vector_size_error(who, "x_local", x_local.size(), owned, comm.rank());
     const long long n = check_entry(comm, who, owned, mpk.steps(), options, error);
-    CpuBackend<T> be(comm, mpk, b_local, x_local, n, solvers::detail::ca_restart_length(options),
+    CpuBackend<T> be(comm, mpk, b_local, x_local, n, solvers::detail::restart_length(options),
                      options);
     return solvers::detail::run_ca_gmres<T>(be, options);
 }
@@ -497,7 +497,7 @@ CaGmresResult distributed_ca_gmres(const Communicator& comm, DistributedMpk<T>& 
     KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
     KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
     KBENCH_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
-    GpuBackend<T> be(mpk, d_b, d_x, n, solvers::detail::ca_restart_length(options), options,
+    GpuBackend<T> be(mpk, d_b, d_x, n, solvers::detail::restart_length(options), options,
                      ortho::GpuHandles{stream, blas, solver});
     CaGmresResult result = solvers::detail::run_ca_gmres<T>(be, options);
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));

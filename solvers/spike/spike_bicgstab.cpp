@@ -99,19 +99,6 @@ index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions
     return static_cast<index_type>(choice.partitioning.psize);
 }
 
-namespace {
-const char* status_text(int status)
-{
-    switch (static_cast<DeviceStatus>(status)) {
-    case DeviceStatus::rho_zero: return "rho = r_hat . r = 0 with r != 0";
-    case DeviceStatus::rhat_v_zero: return "r_hat . v = 0 (alpha = rho / 0)";
-    case DeviceStatus::omega_zero: return "omega = t.s / t.t = 0 with r != 0";
-    case DeviceStatus::non_finite: return "a scalar or the residual is not finite";
-    default: return "unknown status";
-    }
-}
-}  // namespace
-
 bool stop_after(SolveResult& result, int iteration, double rel, int status,
                 const SpikeBicgstabOptions& options, StagnationState& stagnation)
 {
@@ -131,7 +118,7 @@ bool stop_after(SolveResult& result, int iteration, double rel, int status,
         result.status = status == static_cast<int>(DeviceStatus::non_finite)
                             ? SolveStatus::non_finite
                             : SolveStatus::breakdown;
-        result.detail = std::string{status_text(status)} + " in iteration " +
+        result.detail = std::string{bicgstab::status_text(status)} + " in iteration " +
                         std::to_string(iteration);
         return true;
     }

@@ -1,5 +1,6 @@
 // anzt2015, SpMV part: Table 3 (CSR scalar/vector/adaptive, SELL-P, the operator's auto choice
-// and the cuSPARSE baselines timed over a matrix set, double precision) and Table 2 (the statistics of the matrices used).
+// and the cuSPARSE baselines timed over a matrix set, double precision) and Table 2 (the
+// statistics of the matrices used).
 #include "harness/bench/bench_spmv.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/study.hpp"

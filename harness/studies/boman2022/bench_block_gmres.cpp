@@ -267,7 +267,8 @@ double calibrate_beta(Device device, const Csr<double>& a, spmv::SpmvOperator<do
 
 /// gamma(s): seconds per flop of one block CGS pass of an n x s block against a basis of
 /// gamma_basis_columns columns (C = Q^T W and W -= Q C: 4 n kq s flops), measured on the solver's
-/// own kernels (two cuBLAS DGEMMs on the GPU, as BGMRES's block CGS; Eigen on the CPU). s = 1 is GMRES's shape.
+/// own kernels (two cuBLAS DGEMMs on the GPU, as BGMRES's block CGS; Eigen on the CPU). s = 1 is
+/// GMRES's shape.
 std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::vector<int>& s_values)
 {
     const int kq = gamma_basis_columns, s_max = s_values.back();

@@ -233,7 +233,8 @@ struct ModelOut {
 
 /// The predicted SPIKE+BiCGStab solve: setup and the 2 x iterations preconditioner applies
 /// (spike_bicgstab.hpp: right preconditioning, x0 as given) in the preconditioner's precision,
-/// the start (r0 = b - A x0) and the iterations' SpMVs and vector ops in double. NaN when psize is not a valid partition size (e.g. 0: the solve did not run).
+/// the start (r0 = b - A x0) and the iterations' SpMVs and vector ops in double. NaN when psize is
+/// not a valid partition size (e.g. 0: the solve did not run).
 ModelOut model_spike(index_type n, index_type K, index_type psize, double iterations, bool mixed,
                      const ModelFigures& f)
 {

@@ -11,10 +11,10 @@
 //
 // Every entry has "name", "figure" (the id's item: "table1", "table3", "fig4", "fig5", "fig6",
 // "mixed"), "n", "K", "d", "seed", "signs" (banded()'s off-diagonal signs, "random" |
-// "negative"; absent in results written before it: "random"); times are seconds; "model_seconds" is the prediction of
-// models/spike_model.hpp (phase roofline with the measured machine figures, the measured
-// iteration count; context.kbench.li2012.model says which figures). A point left out has
-// "skipped" (the reason) and null times; a run that failed has "error" (the message).
+// "negative"; absent in results written before it: "random"); times are seconds; "model_seconds"
+// is the prediction of models/spike_model.hpp (phase roofline with the measured machine figures,
+// the measured iteration count; context.kbench.li2012.model says which figures). A point left out
+// has "skipped" (the reason) and null times; a run that failed has "error" (the message).
 //
 // SPIKE+BiCGStab fields ("spike" below): "psize" (the one used; automatic when asked 0),
 // "psize_requested" (0: automatic), "partitions", "iterations", "status" (SolveStatus, or
@@ -108,9 +108,9 @@ std::string budget_skip_reason(double predicted_s, double used_s, double point_b
 }  // namespace li2012
 
 /// li2012/table1: truncated SPIKE's relative residual after one apply vs d = 1..1e4 (3 seeds,
-/// N = 1e5, K = 32, random signs and an M-matrix) and the SPIKE+BiCGStab iterations. Schema in the file comment. Progress
-/// on stderr. Throws std::invalid_argument for invalid run.options, kbench::cuda_error on CUDA
-/// failures.
+/// N = 1e5, K = 32, random signs and an M-matrix) and the SPIKE+BiCGStab iterations. Schema in the
+/// file comment. Progress on stderr. Throws std::invalid_argument for invalid run.options,
+/// kbench::cuda_error on CUDA failures.
 nlohmann::json run_spike_residual_study(const StudyRun& run);
 
 /// li2012/table3: hand-tuned (best of psize_grid), automatic and ill-tuned psize, N = 2e3..1e5,

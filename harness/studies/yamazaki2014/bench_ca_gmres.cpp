@@ -24,6 +24,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -115,10 +116,9 @@ double run_ca(System& sys, const MatrixEntry& entry, const PaperSetup& p, const 
                : std::numeric_limits<double>::infinity();
 }
 
-void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions& options,
-                json& doc)
+void run_matrix(const MatrixEntry& entry, const PaperSetup& p, const Csr<double>& a,
+                const RunOptions& options, json& doc)
 {
-    const PaperSetup p = fig14::paper_setup(entry.stands_for);
     const int m = p.m;
     const sv::Balanced<double> bal = sv::balance(a);
     System sys(bal.matrix, fig14::balanced_rhs(bal.row_scale));
@@ -160,13 +160,12 @@ void run_matrix(const MatrixEntry& entry, const Csr<double>& a, const RunOptions
 }
 
 /// fig14 on P = 2, 4, ... GPUs (gpu_rank_counts beyond 1), both transports: one
-/// `kbench dist ca-gmres` worker per P and transport (harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp), its rows
-/// appended with the base fields, gpus = P and the transport; a failed worker leaves one entry
-/// with its "error".
-void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Csr<double>& a,
-                         ScratchDir& dir, json& doc)
+/// `kbench dist ca-gmres` worker per P and transport
+/// (harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp), its rows appended with the base
+/// fields, gpus = P and the transport; a failed worker leaves one entry with its "error".
+void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const PaperSetup& p,
+                         const Csr<double>& a, ScratchDir& dir, json& doc)
 {
-    const PaperSetup p = fig14::paper_setup(entry.stands_for);
     const int reps = run.options.repetitions;
     for (const int np : gpu_rank_counts()) {
         if (np == 1) continue;
@@ -232,7 +231,7 @@ json run_ca_gmres_study(const StudyRun& run)
          {"A balanced (rows, then columns, to unit 2-norm; yamazaki2014 Sec. VI); b uniform in "
           "[-1, 1) times the row scales, x0 = 0; converged at ||b - A x|| / ||b|| <= 1e-4",
           "m and s per paper matrix as yamazaki2014 Fig. 14 (cant 60, G3_circuit 30, "
-          "dielFilterV2real 180; s = 15)",
+          "dielFilterV2real 180; s = 15), from each matrix-set entry's \"study\"",
           "per-restart times: the median of up to --repetitions timed solves (about 0.5 s of "
           "them, at least 2, after an untimed one) scaled to m steps; CA-GMRES phases "
           "from a separate detailed solve (Orth = BOrth + TSQR, SpMV = MPK); GMRES: SpMV = m "
@@ -256,15 +255,20 @@ json run_ca_gmres_study(const StudyRun& run)
           "CholQR, CholQR2, SVQR, shifted CholQR3); GMRES SpMV = its "
           "SpMV and halo phases; times are the slowest rank's"}}};
     doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
+    // Every entry's m and s before any matrix is built: a set without them fails at once.
+    std::map<std::string, PaperSetup> setups;
+    for (const MatrixEntry& entry : set.matrices)
+        setups.emplace(entry.name, fig14::paper_setup(entry, set.manifest));
     ScratchDir dir{resume_key(run)};
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
+        const PaperSetup& p = setups.at(entry.name);
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
         progress.report(k, total, entry.name);
-        run_matrix(entry, a, run.options, doc);
-        if (!mpi_launcher().empty()) run_matrix_on_ranks(run, entry, a, dir, doc);
+        run_matrix(entry, p, a, run.options, doc);
+        if (!mpi_launcher().empty()) run_matrix_on_ranks(run, entry, p, a, dir, doc);
     });
     return doc;
 }

@@ -1,8 +1,9 @@
 // yamazaki2014/fig8: the time of the matrix powers kernel (MPK) on 1, 2, 4, ... GPUs against s
 // SpMVs (yamazaki2014 Sec. IV-B, Fig. 8: m = 100 basis vectors, total time and its SpMV part vs
-// s). Every run is one `mpiexec -n P kbench dist mpk ...` worker (harness/studies/yamazaki2014/dist_mpk_worker.cpp)
-// launched by run_mpk_time, which collects rank 0's JSON object and stores beside every
-// measurement the MPK model's predicted time (models/mpk_model.hpp, add_mpk_model).
+// s). Every run is one `mpiexec -n P kbench dist mpk ...` worker
+// (harness/studies/yamazaki2014/dist_mpk_worker.cpp) launched by run_mpk_time, which collects rank
+// 0's JSON object and stores beside every measurement the MPK model's predicted time
+// (models/mpk_model.hpp, add_mpk_model).
 //
 // Entries ("benchmarks"): the object `kbench dist mpk` writes (schema in dist_mpk_worker.cpp) plus
 //   "name" ("fig8/<matrix>/P=<ranks>/<transport>"), "item" ("fig8"), and, when the worker

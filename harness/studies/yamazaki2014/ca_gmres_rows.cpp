@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 
 namespace kbench::harness::fig14 {
 namespace {
@@ -36,13 +37,36 @@ double phase_seconds(const std::vector<sv::PhaseTime>& phases, const char* name)
     return s;
 }
 
-PaperSetup paper_setup(const std::string& stands_for)
+PaperSetup paper_setup(const MatrixEntry& entry, const std::string& manifest)
 {
-    for (const PaperSetup& p : {PaperSetup{"cant", 60, 15}, PaperSetup{"G3_circuit", 30, 15},
-                                PaperSetup{"dielFilterV2real", 180, 15},
-                                PaperSetup{"nlpkkt120", 120, 10}})
-        if (stands_for.rfind(p.matrix, 0) == 0) return p;
-    return {};
+    auto bad = [&](const std::string& what) {
+        return std::invalid_argument(fmt::format(
+            "{}: matrix '{}': {}; yamazaki2014/fig14 needs \"study\": {{\"restart\": m, "
+            "\"steps\": s}} in every entry (the paper's m and s for the matrix it stands for, "
+            "1 <= s <= m; optional \"paper_matrix\")",
+            manifest, entry.name, what));
+    };
+    if (entry.study.empty()) throw bad("no \"study\"");
+    const json study = json::parse(entry.study);
+    auto positive_int = [&](const char* key) {
+        if (!study.contains(key)) throw bad(fmt::format("\"study\" has no \"{}\"", key));
+        const json& v = study.at(key);
+        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000)
+            throw bad(fmt::format("\"study\".\"{}\" = {}, expected an integer >= 1", key,
+                                  v.dump()));
+        return v.get<int>();
+    };
+    PaperSetup p;
+    p.m = positive_int("restart");
+    p.s = positive_int("steps");
+    if (p.s > p.m)
+        throw bad(fmt::format("\"steps\" = {} > \"restart\" = {}", p.s, p.m));
+    if (study.contains("paper_matrix")) {
+        if (!study.at("paper_matrix").is_string())
+            throw bad("\"study\".\"paper_matrix\" must be a string");
+        p.matrix = study.at("paper_matrix").get<std::string>();
+    }
+    return p;
 }
 
 std::vector<double> balanced_rhs(const std::vector<double>& row_scale)

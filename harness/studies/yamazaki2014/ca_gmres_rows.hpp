@@ -1,10 +1,12 @@
-// What the yamazaki2014 Fig. 14 runs share between one GPU (harness/studies/yamazaki2014/bench_ca_gmres.cpp, in
-// process) and several (the `kbench dist ca-gmres` MPI worker, harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp):
-// the paper's restart length and step size per matrix, the balanced system's right-hand side,
-// the solver options of each row, and the row (one fig14 entry, schema in
+// What the yamazaki2014 Fig. 14 runs share between one GPU
+// (harness/studies/yamazaki2014/bench_ca_gmres.cpp, in process) and several (the `kbench dist
+// ca-gmres` MPI worker, harness/studies/yamazaki2014/dist_ca_gmres_worker.cpp): the paper's
+// restart length and step size per matrix, the balanced system's right-hand side, the solver
+// options of each row, and the row (one fig14 entry, schema in
 // harness/studies/yamazaki2014/bench_ca_gmres.hpp) made from a solve's result and times.
 #pragma once
 
+#include "matrices/matrix_set.hpp"
 #include "solvers/orthogonalization/tsqr.hpp"
 #include "solvers/ca_gmres.hpp"
 #include "solvers/gmres.hpp"
@@ -25,15 +27,19 @@ constexpr std::uint64_t rhs_seed = 2014;
 constexpr int restart_cap = 10;
 
 /// The restart length m and step size s yamazaki2014 Fig. 14 used for a paper matrix (the best
-/// m of 30..180 on one GPU; s = 15, nlpkkt120 s = 10).
+/// m of 30..180 on one GPU; s = 15, nlpkkt120 s = 10), as the matrix set's entry gives them.
 struct PaperSetup {
-    std::string matrix;  // paper matrix name; empty: none recognised (m = 30, s = 15)
-    int m = 30;
-    int s = 15;
+    std::string matrix;  // paper matrix name; empty when the entry names none
+    int m = 0;
+    int s = 0;
 };
 
-/// The setup of the paper matrix a stand-in's "stands_for" text starts with.
-PaperSetup paper_setup(const std::string& stands_for);
+/// The setup of a matrix-set entry: its "study" object's "restart" (m) and "steps" (s),
+/// integers with 1 <= s <= m, and optional "paper_matrix" (a string), e.g.
+/// "study": {"paper_matrix": "G3_circuit", "restart": 30, "steps": 15}. Throws
+/// std::invalid_argument naming `manifest` (the set's file) and the entry when the entry has no
+/// "study", or its "restart" or "steps" is missing or out of range.
+PaperSetup paper_setup(const MatrixEntry& entry, const std::string& manifest);
 
 /// b of the balanced system D_r A D_c y = D_r b: uniform [-1, 1) values (rhs_seed) times the
 /// row scales D_r of solvers::balance (global numbering, one entry per row).

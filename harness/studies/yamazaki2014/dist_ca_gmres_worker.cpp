@@ -1,10 +1,11 @@
 // `kbench dist ca-gmres`: the yamazaki2014 Fig. 14 comparison on P ranks, launched as
 // `mpirun -np P kbench dist ca-gmres ...` (by hand, or by the yamazaki2014/fig14 runner of
-// harness/studies/yamazaki2014/bench_ca_gmres.hpp on a machine of several GPUs). Every rank builds the whole matrix
-// of a matrix-set entry (the sets of this study fit one host), balances it as the one-GPU runs
-// do, partitions the rows (natural blocks, or METIS k-way) and, on one GPU per rank
+// harness/studies/yamazaki2014/bench_ca_gmres.hpp on a machine of several GPUs). Every rank builds
+// the whole matrix of a matrix-set entry (the sets of this study fit one host), balances it as the
+// one-GPU runs do, partitions the rows (natural blocks, or METIS k-way) and, on one GPU per rank
 // (host_staged or NCCL transport) or on CPU ranks, solves the balanced system with b of
-// harness/studies/yamazaki2014/ca_gmres_rows.hpp (the one-GPU runs' b), x0 = 0, to the relative residual 1e-4, with
+// harness/studies/yamazaki2014/ca_gmres_rows.hpp (the one-GPU runs' b), x0 = 0, to the relative
+// residual 1e-4, with
 //  * GMRES(m) on the distributed layer (solvers/distributed/distributed_gmres.hpp, no
 //    preconditioner): CGS2, MGS and, on GPU ranks, the one-reduce CGS2 (low-sync);
 //  * CA-GMRES(1, m) and (s, m) on it (distributed_ca_gmres.hpp) with each Gram-based TSQR
@@ -25,7 +26,8 @@
 //   never do, so the GMRES rows' SpMV time is that of the serial exchange and product),
 //   "partition", "restart", "steps", "build_seconds", "rows_max", "rows_min",
 //   "halo_words_max" (one SpMV's halo, the largest rank's), "rows": [fig14 rows of
-//   harness/studies/yamazaki2014/ca_gmres_rows.hpp with "speedup" over this run's GMRES(m) CGS2 row]}.
+//   harness/studies/yamazaki2014/ca_gmres_rows.hpp with "speedup" over this run's GMRES(m)
+//   CGS2 row]}.
 // Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
 #include "harness/studies/yamazaki2014/ca_gmres_rows.hpp"
 #include "harness/studies/yamazaki2014/dist_ca_gmres_worker.hpp"

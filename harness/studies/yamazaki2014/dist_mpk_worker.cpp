@@ -1,9 +1,9 @@
 // `kbench dist mpk`: the matrix powers kernel (MPK) on P ranks against s distributed SpMVs
 // (yamazaki2014 Sec. IV-B, Fig. 8), launched as `mpirun -np P kbench dist mpk ...` (by hand, or
-// by the yamazaki2014/fig8 runner of harness/studies/yamazaki2014/bench_dist_mpk.hpp). Every rank builds the whole
-// matrix of a matrix-set entry (the sets of this study are small), partitions it (natural
-// blocks, or METIS k-way), and, on one GPU per rank (host_staged or NCCL transport) or on CPU
-// ranks, times the generation of m basis vectors (--vectors, default 100):
+// by the yamazaki2014/fig8 runner of harness/studies/yamazaki2014/bench_dist_mpk.hpp). Every rank
+// builds the whole matrix of a matrix-set entry (the sets of this study are small), partitions it
+// (natural blocks, or METIS k-way), and, on one GPU per rank (host_staged or NCCL transport) or on
+// CPU ranks, times the generation of m basis vectors (--vectors, default 100):
 //  * the baseline: m distributed SpMVs (DistributedSpmv / DistributedSpmvCpu), each with its
 //    s = 1 halo exchange (on GPUs overlapped with the interior rows' product unless
 //    --no-overlap), in chains of max(--steps) vectors started again from v_1 (the values

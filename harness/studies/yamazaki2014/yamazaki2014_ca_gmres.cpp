@@ -1,6 +1,7 @@
 // yamazaki2014 CA-GMRES on one GPU and, with MPI, on 2, 4, ... GPUs: GMRES(m) vs CA-GMRES(s, m)
 // per restart cycle with each TSQR (fig14, fig15), the test matrices with the first Gram
-// matrix's condition number (fig12) and the TSQR errors inside CA-GMRES (fig13). Runners: harness/studies/yamazaki2014/bench_ca_gmres.hpp.
+// matrix's condition number (fig12) and the TSQR errors inside CA-GMRES (fig13). Runners:
+// harness/studies/yamazaki2014/bench_ca_gmres.hpp.
 #include "harness/studies/yamazaki2014/bench_ca_gmres.hpp"
 #include "harness/core/study.hpp"
 

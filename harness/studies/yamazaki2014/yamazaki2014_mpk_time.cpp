@@ -1,7 +1,8 @@
 // yamazaki2014, matrix powers kernel (Sec. IV-B, Fig. 8): the time of MPK to generate m = 100
 // basis vectors against s SpMVs, on 1, 2, 4, ... GPUs with the host-staged and NCCL transports,
 // total and SpMV part, with the MPK model's prediction beside each measurement. Runner:
-// harness/studies/yamazaki2014/bench_dist_mpk.hpp (each run is an `mpirun ... kbench dist mpk` worker).
+// harness/studies/yamazaki2014/bench_dist_mpk.hpp (each run is an `mpirun ... kbench dist mpk`
+// worker).
 #include "harness/studies/yamazaki2014/bench_dist_mpk.hpp"
 #include "harness/core/study.hpp"
 

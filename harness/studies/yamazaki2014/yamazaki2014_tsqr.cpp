@@ -2,7 +2,8 @@
 // vs the condition number of the block (Fig. 10), and the throughput of the tall-skinny kernels
 // (DGEMV both ways, Gram matrix, TRSM) and of every TSQR method against cuBLAS and cuSOLVER over
 // the rows and the columns of the block (Fig. 11). Double precision; tall-skinny blocks only,
-// so the matrix set (--set) is not used. Runners: harness/studies/yamazaki2014/bench_tall_skinny.hpp.
+// so the matrix set (--set) is not used. Runners:
+// harness/studies/yamazaki2014/bench_tall_skinny.hpp.
 #include "harness/studies/yamazaki2014/bench_tall_skinny.hpp"
 #include "harness/core/study.hpp"
 

@@ -1,12 +1,14 @@
 // The zianekhodja2014 study: Jacobi-preconditioned GMRES(16) on MPI ranks, CPU ranks against
 // GPU ranks (Table 2), the two halo schemes (Table 5), hypergraph partitioning (Table 8), the
 // exact communication volumes (Table 9) and weak scaling (Fig. 9). Every run is one
-// `mpirun -np P kbench dist gmres ...` (harness/studies/zianekhodja2014/dist_gmres_worker.cpp) launched by these runners, which
-// collect the ranks' JSON objects, compute Delta = ||x_CPU - x_GPU||_inf (formula 6) and add the
-// per-iteration time model of models/gmres_comm_model.hpp to each GPU run. Each run makes one
-// warm-up solve, min(--repetitions, 3) timed solves (median) and one detailed solve.
+// `mpirun -np P kbench dist gmres ...` (harness/studies/zianekhodja2014/dist_gmres_worker.cpp)
+// launched by these runners, which collect the ranks' JSON objects, compute Delta = ||x_CPU -
+// x_GPU||_inf (formula 6) and add the per-iteration time model of models/gmres_comm_model.hpp to
+// each GPU run. Each run makes one warm-up solve, min(--repetitions, 3) timed solves (median) and
+// one detailed solve.
 //
-// Entries ("benchmarks"): the object `kbench dist gmres` writes (see harness/studies/zianekhodja2014/dist_gmres_worker.cpp) plus
+// Entries ("benchmarks"): the object `kbench dist gmres` writes (see
+// harness/studies/zianekhodja2014/dist_gmres_worker.cpp) plus
 //   "name" ("<item>/<matrix>/<variant>/<device>[/<transport>]/P=<ranks>"), "item" (table2,
 //   table5, table8, fig9), "variant" ("<partition>+<scheme>", e.g. "natural+compressed"),
 //   "seconds_per_iteration", "model" {"spmv", "vector", "halo", "reductions", "launches",
@@ -83,8 +85,8 @@ nlohmann::json run_dist_table2(const StudyRun& run);
 /// transports (one GPU exchanges nothing: one run there, entered under every variant and
 /// transport with "same_run_as"), plus the CPU ranks' natural compressed run (the paper's
 /// Time_CPU; one timed solve, no warm-up and no detailed one). Hypergraph partitions are kept in
-/// cache_dir() between runs (see partition_cache_prefix, harness/core/partition_file.hpp), and so are the workers' results of a
-/// run cut off before its end (ScratchDir's resume key).
+/// cache_dir() between runs (see partition_cache_prefix, harness/core/partition_file.hpp), and so
+/// are the workers' results of a run cut off before its end (ScratchDir's resume key).
 nlohmann::json run_dist_schemes(const StudyRun& run);
 /// zianekhodja2014/table9: the communication volumes and partitioning times of table8's runs
 /// (run.derive_from_results when table8 ran in this invocation, else table8's runs are made).

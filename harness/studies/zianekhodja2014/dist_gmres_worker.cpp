@@ -1,9 +1,9 @@
 // `kbench dist gmres`: one distributed GMRES run, launched as `mpirun -np P kbench dist gmres
-// ...` (by hand, or by the zianekhodja2014 runners of harness/studies/zianekhodja2014/bench_dist_gmres.hpp): every rank
-// builds its block of the matrix (dist_setup.hpp), the ranks measure their link (dist_link.hpp),
-// then Jacobi-preconditioned GMRES(m) runs --warmups times untimed (default 1), `repetitions`
-// times timed (the slowest rank's seconds, median reported) and once detailed (the computation /
-// communication split),
+// ...` (by hand, or by the zianekhodja2014 runners of
+// harness/studies/zianekhodja2014/bench_dist_gmres.hpp): every rank builds its block of the matrix
+// (dist_setup.hpp), the ranks measure their link (dist_link.hpp), then Jacobi-preconditioned
+// GMRES(m) runs --warmups times untimed (default 1), `repetitions` times timed (the slowest rank's
+// seconds, median reported) and once detailed (the computation / communication split),
 // on CPU ranks or on one GPU per rank. Rank 0 writes one JSON object (schema below) to --json.
 //
 // JSON: {"matrix", "n", "nnz", "ranks", "device" ("cpu" | "gpu"), "gpu_name" (gpu only),
@@ -13,8 +13,8 @@
 //   apart; distributed_gmres.hpp), "scheme", "partition", "build_seconds", "partition_seconds",
 //   "restart", "tolerance", "max_iterations", "warmups", "orth", "preconditioner",
 //   "partition_cached", "partition_made_on" (host, ranks and hardware threads of the run that
-//   made the partition; empty for natural), "status", "detail", "iterations", "seconds" (median of the timed
-//   solves, slowest rank),
+//   made the partition; empty for natural), "status", "detail", "iterations", "seconds" (median
+//   of the timed solves, slowest rank),
 //   "seconds_all", "true_residual" (||M^-1 (b - A x)|| / ||M^-1 b||),
 //   "prec" (||M^-1 (b - A x)||_inf, zianekhodja2014 formula 6), "phases" {name: seconds} and
 //   "detailed_seconds" of the detailed solve (empty and 0 with --no-detailed), "rows_max",

@@ -1,6 +1,7 @@
 // zianekhodja2014: Jacobi-preconditioned GMRES(16) over MPI on CPU ranks and GPU ranks, the halo
 // schemes, hypergraph partitioning, communication volumes and weak scaling. Runners:
-// harness/studies/zianekhodja2014/bench_dist_gmres.hpp (each run is an `mpirun ... kbench dist gmres` worker).
+// harness/studies/zianekhodja2014/bench_dist_gmres.hpp (each run is an `mpirun ... kbench dist
+// gmres` worker).
 #include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 #include "harness/core/study.hpp"
 
