@@ -292,7 +292,8 @@ TEST(SpmvPolicy, ALongRowGoesToTheLongRowKernel)
 
 TEST(SpmvPolicy, NamesAndErrors)
 {
-    EXPECT_EQ(kernel_names().size(), 6u);
+    EXPECT_EQ(kernel_names().size(), 7u);
+    EXPECT_EQ(kernel_name(Kernel::csr_merge), "csr_merge");
     for (const auto& n : kernel_names()) EXPECT_EQ(kernel_name(parse_kernel(n)), n);
     try {
         parse_kernel("ell");
