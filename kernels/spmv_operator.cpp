@@ -26,7 +26,7 @@ struct Storage {
     std::optional<DeviceCsrAdaptive<T>> adaptive;  // csr_adaptive
     std::optional<DeviceCsrMerge<T>> merge;        // csr_merge (plan and carry-out workspace)
     std::optional<DeviceSellp<T>> sellp;           // sellp
-    std::unique_ptr<CusparseSpmv<T>> vendor;       // cusparse_csr, cusparse_sell
+    std::unique_ptr<CusparseSpmv<T>> vendor;       // cusparse_csr(_alg2), cusparse_sell
     std::size_t stored = 0;
     std::int64_t aux = 0;        // SELL-P slices / CSR-Adaptive row blocks / merge tiles
     std::int64_t long_rows = 0;  // rows of the long-row kernel / merge: rows split across tiles
@@ -62,9 +62,12 @@ struct Storage {
             break;
         }
         case Kernel::cusparse_csr:
+        case Kernel::cusparse_csr_alg2:
         case Kernel::cusparse_sell:
             vendor = std::make_unique<CusparseSpmv<T>>(
-                a, k == Kernel::cusparse_csr ? CusparseFormat::csr : CusparseFormat::sliced_ell);
+                a, k == Kernel::cusparse_csr        ? CusparseFormat::csr
+                   : k == Kernel::cusparse_csr_alg2 ? CusparseFormat::csr_alg2
+                                                    : CusparseFormat::sliced_ell);
             stored = vendor->stored_entries();
             aux = (std::int64_t{a.num_rows} + 31) / 32;
             break;
@@ -293,6 +296,8 @@ nlohmann::json config_params(Kernel kernel, const SellpParams& sellp, int subwar
                 {"tile_items", csr_merge_tile_items}};
     case Kernel::cusparse_csr:
         return {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG1"}};
+    case Kernel::cusparse_csr_alg2:
+        return {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG2"}};
     case Kernel::cusparse_sell:
         return {{"format", "sliced_ell"}, {"slice_size", 32},
                 {"algorithm", "CUSPARSE_SPMV_SELL_ALG1"}};

@@ -348,7 +348,7 @@ const std::vector<std::string>& kernel_names()
 {
     static const std::vector<std::string> names{"csr_scalar",   "csr_vector",    "csr_adaptive",
                                                 "sellp",        "cusparse_csr",  "cusparse_sell",
-                                                "csr_merge"};
+                                                "csr_merge",    "cusparse_csr_alg2"};
     return names;
 }
 

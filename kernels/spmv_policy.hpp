@@ -27,10 +27,11 @@ enum class Kernel {
     cusparse_csr,
     cusparse_sell,
     csr_merge,
+    cusparse_csr_alg2,
 };
 
 /// Kernel names in enum order: csr_scalar, csr_vector, csr_adaptive, sellp, cusparse_csr,
-/// cusparse_sell, csr_merge.
+/// cusparse_sell, csr_merge, cusparse_csr_alg2.
 const std::vector<std::string>& kernel_names();
 
 /// The name of a kernel ("sellp").
