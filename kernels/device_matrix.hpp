@@ -45,6 +45,32 @@ struct DeviceCsrAdaptive {
     }
 };
 
+/// A CSR matrix, its merge-based plan (kernels/spmv_plan.hpp) and the kernel's carry-out
+/// workspace (num_tiles values, allocated here once, not per product) on the device. Throws
+/// kbench::cuda_error when allocation fails.
+template <typename T>
+struct DeviceCsrMerge {
+    DeviceCsr<T> csr;
+    device_buffer<CsrMergeCoord> coords;
+    device_buffer<CsrMergeRun> runs;
+    mutable device_buffer<T> carries;  // workspace: written by every product
+
+    DeviceCsrMerge(const Csr<T>& a, const CsrMergePlan& plan)
+        : csr{a}, coords{plan.coords}, runs{plan.runs},
+          carries{static_cast<std::size_t>(plan.num_tiles())}
+    {}
+    std::int64_t num_tiles() const { return static_cast<std::int64_t>(coords.size()) - 1; }
+    CsrMergeView<T> view() const
+    {
+        return {csr.view(),
+                static_cast<index_type>(num_tiles()),
+                coords.data(),
+                static_cast<index_type>(runs.size()),
+                runs.data(),
+                carries.data()};
+    }
+};
+
 /// A SELL-P matrix uploaded to the device, long-row part included (matrices/sellp.hpp).
 /// Throws kbench::cuda_error when allocation fails.
 template <typename T>

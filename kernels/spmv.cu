@@ -1,6 +1,7 @@
-// GPU SpMV kernels y = alpha*A*x + beta*y: CSR scalar, CSR vector (sub-warp per row) and
-// SELL-P (anzt2015 Sec. 3.1, Figs. 4-5) with its long-row CSR part (kbench extension, in the
-// spirit of ELL+COO hybrids). Declarations and conventions in kernels/spmv.hpp.
+// GPU SpMV kernels y = alpha*A*x + beta*y: CSR scalar, CSR vector (sub-warp per row),
+// CSR-Adaptive, merge-based CSR (Merrill & Garland, SC16) and SELL-P (anzt2015 Sec. 3.1,
+// Figs. 4-5) with its long-row CSR part (kbench extension, in the spirit of ELL+COO hybrids).
+// Declarations and conventions in kernels/spmv.hpp.
 //
 // Memory hints used throughout: matrix arrays are read once per product, so they are loaded
 // with __ldcs (ld.global.cs, evict-first) to leave L1/L2 to x, which is gathered through __ldg
@@ -8,6 +9,7 @@
 #include "kernels/spmv.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/merge_path.hpp"
 #include "kernels/row_dot.cuh"
 
 #include <algorithm>
@@ -27,6 +29,11 @@ constexpr int sellp_max_block_size = 1024;
 constexpr int long_row_block_size = 256;  // threads per long row (one block each)
 constexpr int adaptive_block_size = 256;  // 8 warps, one CSR-Adaptive row block each
 constexpr int adaptive_items = csr_adaptive_block_nnz / 32;  // entries per lane
+constexpr int merge_block_size = 128;  // 4 warps, one merge tile each
+constexpr int merge_items = csr_merge_items_per_thread;  // merge-path items per lane
+constexpr int merge_tile = csr_merge_tile_items;         // items per tile (warp)
+constexpr int merge_fixup_block_size = 256;             // 8 warps, one split row each
+static_assert(csr_merge_tile_threads == 32, "a merge tile is one warp");
 
 /// y = alpha*sum (+ beta*y when beta != 0: y is not read otherwise).
 template <typename T>
@@ -227,6 +234,126 @@ __global__ void __launch_bounds__(adaptive_block_size)
     }
 }
 
+/// Merge-based CSR (see kernels/spmv.hpp): warp w of the grid takes tile w, items [w*224,
+/// (w+1)*224) of the merge path, from coords[w] = (r0, k0) to coords[w + 1] = (r1, k1): row ends
+/// r0..r1-1 and nonzeros k0..k1-1 (local row i is row r0 + i, local nonzero j is k0 + j).
+/// 1. Stage (coalesced, every load issued before the first use): end[i] = row_ptr[r0 + i + 1]
+///    - k0 for i < r1 - r0 and a sentinel past the tile at end[r1 - r0] (the row still open at
+///    the tile's end), prod[j] = values[k0 + j] * x[col_idx[k0 + j]] for j < k1 - k0.
+/// 2. Lane l takes local diagonals [7l, 7l + 7) clipped to the tile, its start found by
+///    merge_path::search in shared memory, and consumes them: a nonzero adds prod[j] to its
+///    running sum; a row end stores the row (the lane's first row end is held back: that row may
+///    have begun in earlier lanes) and restarts the sum at 0.
+/// 3. Segmented inclusive scan over the lanes of (row open at the lane's end, running sum), keys
+///    non-decreasing: Hillis-Steele with shuffles, lane l adding lane l - d's value when both have
+///    the same key. Lane l's first row end then adds lane l - 1's scan (lane l - 1 ends where lane
+///    l starts, in the row lane l ends first) and stores the row; lane 31's scan is the tile's
+///    carry-out, the partial sum of row r1 (read by the fix-up only when the tile ends inside r1
+///    after some of its nonzeros; written always).
+/// Local indices are int (< 225); global ones index_type (row_ptr and nnz fit it).
+template <typename T>
+__global__ void __launch_bounds__(merge_block_size)
+    csr_merge_kernel(index_type num_tiles, const CsrMergeCoord* __restrict__ coords,
+                     const index_type* __restrict__ row_ptr,
+                     const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                     T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
+                     T* __restrict__ carries)
+{
+    constexpr int warps = merge_block_size / 32;
+    __shared__ T products[warps][merge_tile];
+    __shared__ index_type row_ends[warps][merge_tile + 1];
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const std::int64_t tile = std::int64_t{blockIdx.x} * warps + warp;
+    if (tile >= num_tiles) return;  // whole warps only: tile is uniform over the warp
+    const int2 c0 = __ldg(reinterpret_cast<const int2*>(coords) + tile);
+    const int2 c1 = __ldg(reinterpret_cast<const int2*>(coords) + tile + 1);
+    const index_type r0 = c0.x, k0 = c0.y;
+    const int rows = c1.x - c0.x;  // row ends in the tile
+    const int nnz = c1.y - c0.y;   // nonzeros in the tile; rows + nnz <= merge_tile
+    T* prod = products[warp];
+    index_type* end = row_ends[warp];
+    if (nnz > 0) {  // warp-uniform; a tile of row ends only gathers nothing (x may be empty)
+        index_type c[merge_items];
+        T v[merge_items];
+        T xv[merge_items];
+#pragma unroll
+        for (int u = 0; u < merge_items; ++u) {
+            const int j = lane + 32 * u;
+            c[u] = j < nnz ? __ldcs(col_idx + k0 + j) : 0;
+            v[u] = j < nnz ? __ldcs(values + k0 + j) : T{0};
+        }
+        // Unconditional gathers (slots past nnz read x[0], which exists: the matrix has a
+        // nonzero) and stores (slots past nnz are never read), all in flight at once.
+#pragma unroll
+        for (int u = 0; u < merge_items; ++u) xv[u] = __ldg(x + c[u]);
+#pragma unroll
+        for (int u = 0; u < merge_items; ++u) prod[lane + 32 * u] = v[u] * xv[u];
+    }
+#pragma unroll
+    for (int u = 0; u < merge_items; ++u) {
+        const int i = lane + 32 * u;
+        if (i < rows) end[i] = __ldg(row_ptr + r0 + i + 1) - k0;
+    }
+    if (lane == 0) end[rows] = merge_tile + 1;  // > every local nonzero index
+    __syncwarp();
+
+    const int length = rows + nnz;
+    const int d0 = min(lane * merge_items, length);
+    const int d1 = min(d0 + merge_items, length);
+    const merge_path::Coord<int> start = merge_path::search<int>(d0, end, rows, nnz);
+    int row = start.row, j = start.nz;
+    T sum{0};
+    T first_sum{0};
+    bool first_done = false;
+    for (int d = d0; d < d1; ++d) {
+        if (j < end[row]) {
+            sum += prod[j];
+            ++j;
+        } else {
+            if (first_done) store_result(y, r0 + row, alpha, sum, beta);
+            else first_sum = sum;
+            first_done = true;
+            sum = T{0};
+            ++row;
+        }
+    }
+    T scan = sum;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+        const T up = __shfl_up_sync(0xffffffffu, scan, offset);
+        const int up_row = __shfl_up_sync(0xffffffffu, row, offset);
+        if (lane >= offset && up_row == row) scan += up;
+    }
+    const T before = __shfl_up_sync(0xffffffffu, scan, 1);
+    const int before_row = __shfl_up_sync(0xffffffffu, row, 1);
+    if (first_done) {
+        const T carry_in = lane > 0 && before_row == start.row ? before : T{0};
+        store_result(y, r0 + start.row, alpha, first_sum + carry_in, beta);
+    }
+    if (lane == 31) carries[tile] = scan;
+}
+
+/// Fix-up of the rows split across merge tiles: warp w of the grid takes run w, sums the
+/// carry-outs of its tiles (lane l: tiles tile_begin + l, + 32, ... in order, then a fixed
+/// shuffle tree) and lane 0 adds alpha*sum to y[row], which the tile ending the row wrote.
+template <typename T>
+__global__ void __launch_bounds__(merge_fixup_block_size)
+    csr_merge_fixup_kernel(index_type num_runs, const CsrMergeRun* __restrict__ runs,
+                           const T* __restrict__ carries, T alpha, T* __restrict__ y)
+{
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const std::int64_t w = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+    if (w >= num_runs) return;  // whole warps only
+    const int4 run = __ldg(reinterpret_cast<const int4*>(runs) + w);
+    T sum{0};
+    for (index_type t = run.y + lane; t < run.z; t += 32) sum += __ldg(carries + t);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (lane == 0) y[run.x] += alpha * sum;
+}
+
 template <typename T>
 void check_csr(const CsrView<T>& a, const char* who)
 {
@@ -387,11 +514,44 @@ void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y
     }
 }
 
+template <typename T>
+void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
+{
+    check_csr(a.csr, "spmv::csr_merge");
+    const std::int64_t length = std::int64_t{a.csr.num_rows} + a.csr.nnz;
+    const std::int64_t tiles = (length + merge_tile - 1) / merge_tile;
+    if (a.num_tiles != tiles || a.coords == nullptr || a.num_runs < 0 ||
+        (a.num_runs > 0 && a.runs == nullptr) || (a.num_tiles > 0 && a.carries == nullptr))
+        throw std::invalid_argument(
+            "spmv::csr_merge: plan of " + std::to_string(a.num_tiles) + " tiles and " +
+            std::to_string(a.num_runs) + " split rows (coords " +
+            (a.coords == nullptr ? "null" : "set") + ", carries " +
+            (a.carries == nullptr ? "null" : "set") + "), expected " + std::to_string(tiles) +
+            " tiles for " + std::to_string(a.csr.num_rows) + " rows and " +
+            std::to_string(a.csr.nnz) + " nonzeros and non-null arrays");
+    if (a.num_tiles == 0) return;
+    constexpr int warps = merge_block_size / 32;
+    const auto grid = static_cast<unsigned>((std::int64_t{a.num_tiles} + warps - 1) / warps);
+    csr_merge_kernel<T><<<grid, merge_block_size, 0, stream>>>(
+        a.num_tiles, a.coords, a.csr.row_ptr, a.csr.col_idx, a.csr.values, alpha, x, beta, y,
+        a.carries);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    if (a.num_runs > 0) {
+        constexpr int runs_per_block = merge_fixup_block_size / 32;
+        const auto fix_grid =
+            static_cast<unsigned>((std::int64_t{a.num_runs} + runs_per_block - 1) / runs_per_block);
+        csr_merge_fixup_kernel<T><<<fix_grid, merge_fixup_block_size, 0, stream>>>(
+            a.num_runs, a.runs, a.carries, alpha, y);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
 #define KBENCH_INSTANTIATE_SPMV(T)                                                          \
     template void csr_scalar<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t);       \
     template void csr_vector<T>(const CsrView<T>&, T, const T*, T, T*, cudaStream_t, int);  \
     template void sellp<T>(const SellpView<T>&, T, const T*, T, T*, cudaStream_t);          \
-    template void csr_adaptive<T>(const CsrAdaptiveView<T>&, T, const T*, T, T*, cudaStream_t)
+    template void csr_adaptive<T>(const CsrAdaptiveView<T>&, T, const T*, T, T*, cudaStream_t); \
+    template void csr_merge<T>(const CsrMergeView<T>&, T, const T*, T, T*, cudaStream_t)
 KBENCH_INSTANTIATE_SPMV(float);
 KBENCH_INSTANTIATE_SPMV(double);
 #undef KBENCH_INSTANTIATE_SPMV

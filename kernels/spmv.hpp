@@ -59,6 +59,30 @@ template <typename T>
 void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y,
                   cudaStream_t stream);
 
+/// Merge-based CSR SpMV (Merrill & Garland, "Merge-based parallel sparse matrix-vector
+/// multiplication", SC16; kbench variant). The merge path of the row ends and the nonzeros
+/// (kernels/merge_path.hpp) is cut into tiles of csr_merge_tile_items = 224 items, one per
+/// warp, whose start coordinates the view's plan holds (make_csr_merge_plan, computed once on
+/// the host), so every warp has the same work whatever the row lengths (empty rows, one row
+/// longer than many tiles, power-law rows). A warp stages its tile's row ends (row_ptr) and
+/// products values[k] * x[col_idx[k]] in shared memory (coalesced loads, all in flight at once),
+/// then each lane finds its share of 7 items by a merge-path binary search in shared memory and
+/// consumes it: a nonzero adds its product to the running sum, a row end stores the row. Rows
+/// split between lanes of a tile are summed by a segmented warp scan (shuffles, fixed tree);
+/// rows split between tiles are finished by a second kernel on the same stream (only when the
+/// plan has such rows): one warp per split row sums the tiles' carry-outs in a fixed order and
+/// adds alpha*sum to the y the ending tile wrote. No atomics: results are bitwise reproducible
+/// from run to run (but differ in rounding from the other kernels: a split row is
+/// alpha*p_last + beta*y + alpha*(carries)).
+/// Shapes: a.csr is num_rows x num_cols CSR (device arrays), a.coords num_tiles + 1
+/// coordinates, a.runs num_runs split rows, a.carries num_tiles values of T (workspace,
+/// overwritten; so two products with one view must not overlap in time). The view's plan must
+/// have been made from the same matrix. Throws std::invalid_argument for negative sizes, null
+/// arrays the sizes need or a tile count that is not ceil((num_rows + nnz) / 224).
+template <typename T>
+void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y,
+               cudaStream_t stream);
+
 /// Default SELL-P parameters for the `sellp` kernel, from the mean row length m = nnz/num_rows
 /// (host or device view: only the sizes are read): t = largest power of two <= m/16, clamped to
 /// [1, 32]; b = 64 when t = 1, else 32; sigma = 1 (no row permutation); long_row_threshold =
@@ -88,6 +112,16 @@ void csr(const CsrView<T>& a, T alpha, const T* x, T beta, T* y);
 /// the plan as well: a row no block or long row covers keeps its old y).
 template <typename T>
 void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y);
+
+/// CPU reference of merge-based CSR SpMV, computed tile by tile and lane by lane from the view's
+/// plan with the kernel's merge-path search (kernels/merge_path.hpp), in double: lanes' row
+/// ends, the lanes' carries within a tile, and the runs' carries across tiles are summed per
+/// row and every row is stored once, so it checks the plan as well (throws
+/// std::invalid_argument when a coordinate is not on the merge path of its diagonal, a row is
+/// ended by no lane or by two, or the runs are not exactly the tiles that end inside a row).
+/// a.carries is not used.
+template <typename T>
+void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y);
 
 /// CPU reference of SELL-P SpMV, computed from the SELL-P arrays themselves (so it checks the
 /// conversion as well as the kernel), long part included: y[row] = alpha*(slice entries + long

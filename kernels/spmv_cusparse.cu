@@ -39,7 +39,11 @@ struct CusparseSpmv<T>::State {
 
     cusparseSpMVAlg_t algorithm() const
     {
-        return format == CusparseFormat::csr ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_SELL_ALG1;
+        switch (format) {
+        case CusparseFormat::csr: return CUSPARSE_SPMV_CSR_ALG1;
+        case CusparseFormat::csr_alg2: return CUSPARSE_SPMV_CSR_ALG2;
+        default: return CUSPARSE_SPMV_SELL_ALG1;
+        }
     }
     ~State()
     {
@@ -61,7 +65,7 @@ CusparseSpmv<T>::CusparseSpmv(const Csr<T>& a, CusparseFormat format)
     st.num_rows = a.num_rows;
     st.num_cols = a.num_cols;
     constexpr cudaDataType vt = value_type_of<T>();
-    if (format == CusparseFormat::csr) {
+    if (format == CusparseFormat::csr || format == CusparseFormat::csr_alg2) {
         st.ptr = device_buffer<index_type>(a.row_ptr);
         st.col_idx = device_buffer<index_type>(a.col_idx);
         st.values = device_buffer<T>(a.values);

@@ -1,4 +1,5 @@
-// Vendor baselines: cuSPARSE generic SpMV (cusparseSpMV) on CSR and on sliced ELL.
+// Vendor baselines: cuSPARSE generic SpMV (cusparseSpMV) on CSR (ALG1, and the merge-based
+// ALG2) and on sliced ELL.
 #pragma once
 
 #include "kernels/base/cuda_handles.hpp"
@@ -14,6 +15,9 @@ namespace kbench::spmv {
 enum class CusparseFormat {
     csr,         // cusparseCreateCsr, CUSPARSE_SPMV_CSR_ALG1
     sliced_ell,  // cusparseCreateSlicedEll (slice size 32, padding col -1), CUSPARSE_SPMV_SELL_ALG1
+    csr_alg2,    // cusparseCreateCsr, CUSPARSE_SPMV_CSR_ALG2: cuSPARSE's merge-based CSR SpMV
+                 // (equal work per thread whatever the row lengths; deterministic: the same
+                 // result in every run, as the cuSPARSE documentation states for ALG2)
 };
 
 /// A matrix in cuSPARSE's storage, multiplied through cuSPARSE's generic API: y = alpha*A*x +

@@ -24,11 +24,13 @@ struct Storage {
     int subwarp = 0;
     std::optional<DeviceCsr<T>> csr;               // csr_scalar, csr_vector
     std::optional<DeviceCsrAdaptive<T>> adaptive;  // csr_adaptive
+    std::optional<DeviceCsrMerge<T>> merge;        // csr_merge (plan and carry-out workspace)
     std::optional<DeviceSellp<T>> sellp;           // sellp
-    std::unique_ptr<CusparseSpmv<T>> vendor;       // cusparse_csr, cusparse_sell
+    std::unique_ptr<CusparseSpmv<T>> vendor;       // cusparse_csr(_alg2), cusparse_sell
     std::size_t stored = 0;
-    std::int64_t aux = 0;        // SELL-P slices / CSR-Adaptive row blocks
-    std::int64_t long_rows = 0;  // rows of the long-row kernel
+    std::int64_t aux = 0;        // SELL-P slices / CSR-Adaptive row blocks / merge tiles
+    std::int64_t long_rows = 0;  // rows of the long-row kernel / merge: rows split across tiles
+    std::int64_t carry_tiles = 0;  // merge: tiles whose carry-out the fix-up reads
 
     Storage(const Csr<T>& a, Kernel k, const SellpParams& params, int sw) : kernel{k}, subwarp{sw}
     {
@@ -43,6 +45,14 @@ struct Storage {
             adaptive.emplace(a, plan);
             break;
         }
+        case Kernel::csr_merge: {
+            const CsrMergePlan plan = make_csr_merge_plan(a.view());
+            aux = plan.num_tiles();
+            long_rows = static_cast<std::int64_t>(plan.runs.size());
+            carry_tiles = plan.carry_tiles();
+            merge.emplace(a, plan);
+            break;
+        }
         case Kernel::sellp: {
             const Sellp<T> host = to_sellp(a, params);
             stored = host.stored_entries();
@@ -52,9 +62,12 @@ struct Storage {
             break;
         }
         case Kernel::cusparse_csr:
+        case Kernel::cusparse_csr_alg2:
         case Kernel::cusparse_sell:
             vendor = std::make_unique<CusparseSpmv<T>>(
-                a, k == Kernel::cusparse_csr ? CusparseFormat::csr : CusparseFormat::sliced_ell);
+                a, k == Kernel::cusparse_csr        ? CusparseFormat::csr
+                   : k == Kernel::cusparse_csr_alg2 ? CusparseFormat::csr_alg2
+                                                    : CusparseFormat::sliced_ell);
             stored = vendor->stored_entries();
             aux = (std::int64_t{a.num_rows} + 31) / 32;
             break;
@@ -67,6 +80,7 @@ struct Storage {
         case Kernel::csr_scalar: return csr_scalar(csr->view(), alpha, x, beta, y, s);
         case Kernel::csr_vector: return csr_vector(csr->view(), alpha, x, beta, y, s, subwarp);
         case Kernel::csr_adaptive: return csr_adaptive(adaptive->view(), alpha, x, beta, y, s);
+        case Kernel::csr_merge: return csr_merge(merge->view(), alpha, x, beta, y, s);
         case Kernel::sellp: return spmv::sellp(sellp->view(), alpha, x, beta, y, s);
         default: return vendor->run(alpha, x, beta, y, s);
         }
@@ -81,6 +95,8 @@ struct Storage {
             return spmm::csr_vector(csr->view(), alpha, x, ldx, beta, y, ldy, k, s, subwarp);
         case Kernel::csr_adaptive:
             return spmm::csr_vector(adaptive->view().csr, alpha, x, ldx, beta, y, ldy, k, s);
+        case Kernel::csr_merge:
+            return spmm::csr_vector(merge->view().csr, alpha, x, ldx, beta, y, ldy, k, s);
         case Kernel::sellp: return spmm::sellp(sellp->view(), alpha, x, ldx, beta, y, ldy, k, s);
         default: return vendor->run_block(alpha, x, ldx, beta, y, ldy, k, s);
         }
@@ -239,6 +255,9 @@ models::Traffic SpmvOperator<T>::traffic(bool beta_nonzero) const
     case Kernel::csr_adaptive:
         return models::csr_adaptive_spmv(im.rows, im.cols, im.nnz, st.aux, st.long_rows, vb, 4,
                                           beta_nonzero);
+    case Kernel::csr_merge:
+        return models::csr_merge_spmv(im.rows, im.cols, im.nnz, st.aux, st.long_rows,
+                                      st.carry_tiles, vb, 4, beta_nonzero);
     case Kernel::sellp:
         return models::sellp_spmv(im.rows, im.cols, im.nnz, std::int64_t(st.stored), st.aux, vb,
                                   4, beta_nonzero, im.choice.sellp.sigma > 1, st.long_rows);
@@ -272,8 +291,13 @@ nlohmann::json config_params(Kernel kernel, const SellpParams& sellp, int subwar
                 {"sigma", sellp.sigma},
                 {"long_row_threshold", sellp.long_row_threshold}};
     case Kernel::csr_vector: return {{"subwarp", subwarp}};
+    case Kernel::csr_merge:
+        return {{"items_per_thread", csr_merge_items_per_thread},
+                {"tile_items", csr_merge_tile_items}};
     case Kernel::cusparse_csr:
         return {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG1"}};
+    case Kernel::cusparse_csr_alg2:
+        return {{"format", "csr"}, {"algorithm", "CUSPARSE_SPMV_CSR_ALG2"}};
     case Kernel::cusparse_sell:
         return {{"format", "sliced_ell"}, {"slice_size", 32},
                 {"algorithm", "CUSPARSE_SPMV_SELL_ALG1"}};

@@ -3,7 +3,8 @@
 // Y = alpha*A*X + beta*Y on n x k blocks) on a caller's stream. The policy is `auto` (the time
 // model of models/spmv_time.hpp ranks every configuration of our kernels, kernels/
 // spmv_policy.hpp; optionally the best few are timed once and the fastest kept) or one named
-// kernel (csr_scalar, csr_vector, csr_adaptive, sellp, cusparse_csr, cusparse_sell).
+// kernel (csr_scalar, csr_vector, csr_adaptive, csr_merge, sellp, cusparse_csr,
+// cusparse_csr_alg2, cusparse_sell).
 #pragma once
 
 #include "kernels/spmv_policy.hpp"

@@ -346,8 +346,9 @@ index_type sorting_window(index_type n, const models::SpmvMachine& m)
 
 const std::vector<std::string>& kernel_names()
 {
-    static const std::vector<std::string> names{"csr_scalar",   "csr_vector",   "csr_adaptive",
-                                                "sellp",        "cusparse_csr", "cusparse_sell"};
+    static const std::vector<std::string> names{"csr_scalar",   "csr_vector",    "csr_adaptive",
+                                                "sellp",        "cusparse_csr",  "cusparse_sell",
+                                                "csr_merge",    "cusparse_csr_alg2"};
     return names;
 }
 

@@ -18,10 +18,20 @@
 namespace kbench::spmv {
 
 /// SpMV kernels: ours (kernels/spmv.hpp) and the cuSPARSE baselines (kernels/spmv_cusparse.hpp).
-enum class Kernel { csr_scalar, csr_vector, csr_adaptive, sellp, cusparse_csr, cusparse_sell };
+/// New kernels are appended, so earlier ones keep their index.
+enum class Kernel {
+    csr_scalar,
+    csr_vector,
+    csr_adaptive,
+    sellp,
+    cusparse_csr,
+    cusparse_sell,
+    csr_merge,
+    cusparse_csr_alg2,
+};
 
 /// Kernel names in enum order: csr_scalar, csr_vector, csr_adaptive, sellp, cusparse_csr,
-/// cusparse_sell.
+/// cusparse_sell, csr_merge, cusparse_csr_alg2.
 const std::vector<std::string>& kernel_names();
 
 /// The name of a kernel ("sellp").

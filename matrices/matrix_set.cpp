@@ -2,6 +2,7 @@
 #include "matrices/matrix_set.hpp"
 
 #include "matrices/generators.hpp"
+#include "matrices/graph_matrices.hpp"
 #include "matrices/mm_io.hpp"
 #include "matrices/suitesparse_index.hpp"
 
@@ -38,6 +39,8 @@ enum class Kind {
     layout,           // replicate layout
     distribution,     // random_rows row-length distribution
     signs,            // banded off-diagonal signs
+    ordering,         // mesh_2d vertex order
+    probability,      // number in [0, 1]
 };
 
 struct Param {
@@ -81,6 +84,19 @@ const std::map<std::string, std::vector<Param>>& generator_params()
           {"exponent", Kind::positive_number, false},
           {"bandwidth", Kind::nonnegative_int, true},
           {"seed", Kind::seed, false}}},
+        // a + b + c <= 1 (check_combination); seed default 1.
+        {"rmat",
+         {{"scale", Kind::positive_int, true},
+          {"edge_factor", Kind::positive_int, true},
+          {"a", Kind::probability, true},
+          {"b", Kind::probability, true},
+          {"c", Kind::probability, true},
+          {"seed", Kind::seed, false}}},
+        {"mesh_2d",
+         {{"nx", Kind::positive_int, true},
+          {"ny", Kind::positive_int, true},
+          {"ordering", Kind::ordering, true},
+          {"seed", Kind::seed, false}}},
         {"banded",
          {{"n", Kind::positive_int, true},
           {"K", Kind::positive_int, true},
@@ -112,6 +128,8 @@ const char* kind_text(Kind k)
     case Kind::layout: return "\"diagonal\" or \"five_band\"";
     case Kind::distribution: return "\"uniform\", \"geometric\" or \"power_law\"";
     case Kind::signs: return "\"random\" or \"negative\"";
+    case Kind::ordering: return "\"grid\", \"random\" or \"rcm\"";
+    case Kind::probability: return "a number in [0, 1]";
     }
     return "";
 }
@@ -135,6 +153,9 @@ bool has_kind(const json& v, Kind k)
     case Kind::distribution:
         return v.is_string() && (v == "uniform" || v == "geometric" || v == "power_law");
     case Kind::signs: return v.is_string() && (v == "random" || v == "negative");
+    case Kind::ordering: return v.is_string() && (v == "grid" || v == "random" || v == "rcm");
+    case Kind::probability:
+        return v.is_number() && v.get<double>() >= 0.0 && v.get<double>() <= 1.0;
     }
     return false;
 }
@@ -144,6 +165,19 @@ constexpr std::uint64_t default_seed = 1;
 std::uint64_t seed_of(const json& params)
 {
     return params.contains("seed") ? params["seed"].get<std::uint64_t>() : default_seed;
+}
+
+/// rmat parameters of a manifest entry whose parameters have the right kinds.
+RmatParams rmat_params(const json& p)
+{
+    RmatParams r;
+    r.scale = p.at("scale").get<int>();
+    r.edge_factor = p.at("edge_factor").get<index_type>();
+    r.a = p.at("a").get<double>();
+    r.b = p.at("b").get<double>();
+    r.c = p.at("c").get<double>();
+    r.seed = seed_of(p);
+    return r;
 }
 
 /// random_rows parameters of a manifest entry whose parameters have the right kinds.
@@ -191,6 +225,9 @@ void check_combination(const std::string& generator, const json& params, const B
     std::string error;  // the generator's message, which names the parameter
     try {
         if (generator == "random_rows") check_random_rows(random_rows_params(params));
+        if (generator == "rmat") check_rmat(rmat_params(params));
+        if (generator == "mesh_2d")
+            check_mesh_2d(params.at("nx").get<index_type>(), params.at("ny").get<index_type>());
         if (generator == "banded") {
             check_banded(params["n"].get<index_type>(), params["K"].get<index_type>(),
                          params["d"].get<double>());
@@ -485,6 +522,9 @@ Csr<double> build_matrix(const MatrixEntry& entry)
                                                : ReplicationLayout::diagonal);
     }
     if (g == "random_rows") return random_rows(random_rows_params(p));
+    if (g == "rmat") return rmat(rmat_params(p));
+    if (g == "mesh_2d")
+        return mesh_2d(i("nx"), i("ny"), parse_mesh_ordering(p.at("ordering")), seed_of(p));
     if (g == "banded") {
         return banded(i("n"), i("K"), d("d"), seed_of(p),
                       parse_banded_signs(p.value("signs", "random")));

@@ -48,6 +48,26 @@ constexpr Traffic csr_adaptive_spmv(std::int64_t n, std::int64_t m, std::int64_t
     return t;
 }
 
+/// Merge-based CSR SpMV (Merrill & Garland, SC16; kernels/spmv.hpp csr_merge): the CSR traffic
+/// plus its plan and carry-outs. `tiles` tiles read their start and end coordinates (tiles + 1
+/// coordinates of 2 indices; neighbours share one) and each writes one carry-out value; when
+/// rows are split across tiles, the fix-up kernel reads `runs` run descriptors (4 indices) and
+/// the `carry_tiles` carry-outs they cover, and reads and rewrites y of the `runs` split rows.
+/// The row pointers are read once as in CSR (a tile reads those of the rows it ends).
+constexpr Traffic csr_merge_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
+                                 std::int64_t tiles, std::int64_t runs, std::int64_t carry_tiles,
+                                 int value_bytes, int index_bytes = 4, bool beta_nonzero = false)
+{
+    Traffic t = csr_spmv(n, m, nnz, value_bytes, index_bytes, beta_nonzero);
+    t.bytes_read += static_cast<double>(tiles + 1) * 2 * index_bytes           // coordinates
+                    + static_cast<double>(runs) * 4 * index_bytes              // run descriptors
+                    + static_cast<double>(carry_tiles) * value_bytes           // carry-outs in
+                    + static_cast<double>(runs) * value_bytes;                 // y of split rows
+    t.bytes_written += static_cast<double>(tiles) * value_bytes                // carry-outs out
+                       + static_cast<double>(runs) * value_bytes;              // y of split rows
+    return t;
+}
+
 /// SELL-P SpMV (anzt2015 Sec. 3.1): `stored` entries including padding in `slices` slices, the
 /// long-row part's entries included; with SELL-C-sigma (`permuted`) the row permutation (n
 /// indices) is read as well. With the long-row split (kbench extension, matrices/sellp.hpp),

@@ -1,5 +1,5 @@
-// GPU SpMV kernels (csr_scalar, csr_vector, csr_adaptive, sellp, cuSPARSE CSR and sliced ELL) against the
-// CPU reference, in float and double, label gpu.
+// GPU SpMV kernels (csr_scalar, csr_vector, csr_adaptive, csr_merge, sellp, cuSPARSE CSR ALG1 and
+// ALG2 and sliced ELL) against the CPU reference, in float and double, label gpu.
 //
 // Tolerance: max_i |y_i - y_ref_i| <= c * eps(T) * max_i (|alpha| sum_j |a_ij||x_j| + |beta||y_i|)
 // with c = 32 for double and c = 64 for float (the kernels accumulate in T, in a different order
@@ -10,6 +10,7 @@
 #include "kernels/spmv.hpp"
 #include "kernels/spmv_cusparse.hpp"
 #include "kernels/test/gpu_test.hpp"
+#include "matrices/generators.hpp"
 #include "matrices/mm_io.hpp"
 #include "matrices/test/random_data.hpp"
 
@@ -143,9 +144,18 @@ void check_all_kernels(const Csr<double>& a64)
                              sellp(ds.view(), al, x, be, y, s);
                          });
     }
-    for (auto format : {CusparseFormat::csr, CusparseFormat::sliced_ell}) {
-        const std::string name =
-            format == CusparseFormat::csr ? "cusparse csr" : "cusparse sliced_ell";
+    const CsrMergePlan merge_plan = make_csr_merge_plan(a.view());
+    const DeviceCsrMerge<T> merge(a, merge_plan);
+    check_product<T>(a,
+                     "csr_merge (" + std::to_string(merge_plan.num_tiles()) + " tiles, " +
+                         std::to_string(merge_plan.runs.size()) + " split rows)",
+                     [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+                         csr_merge(merge.view(), al, x, be, y, s);
+                     });
+    for (auto format : {CusparseFormat::csr, CusparseFormat::sliced_ell, CusparseFormat::csr_alg2}) {
+        const std::string name = format == CusparseFormat::csr        ? "cusparse csr"
+                                 : format == CusparseFormat::csr_alg2 ? "cusparse csr alg2"
+                                                                      : "cusparse sliced_ell";
         CusparseSpmv<T> op(a, format);  // one operator, new vectors in every call
         check_product<T>(a, name, [&](T al, T be, const T* x, T* y, cudaStream_t s) {
             op.run(al, x, be, y, s);
@@ -227,6 +237,44 @@ TEST(SpmvGpu, LongRowSplitIsDeterministicOnAnArrowMatrix)
     EXPECT_EQ(y1.to_host(), y2.to_host());  // bitwise: fixed reduction order, no atomics
     check_product<float>(a, "arrow", [&](float al, float be, const float* xx, float* yy,
                                          cudaStream_t s) { sellp(ds.view(), al, xx, be, yy, s); });
+}
+
+TEST(SpmvGpu, CusparseCsrAlg2OnPowerLawRowsIsReproducible)
+{
+    KBENCH_REQUIRE_GPU();
+    // Power-law rows (one of up to 20000 entries) with columns scattered over the whole matrix:
+    // the case ALG2 (merge-based) is for; it is documented deterministic, so two runs agree
+    // bitwise.
+    RandomRowsParams p;
+    p.n = 50000;
+    p.distribution = RowLengthDistribution::power_law;
+    p.row_min = 1;
+    p.row_max = 20000;
+    p.exponent = 1.5;
+    p.bandwidth = p.n;
+    p.seed = 77;
+    const Csr<double> a64 = random_rows(p);
+    for (const bool single : {false, true}) {
+        SCOPED_TRACE(single ? "float" : "double");
+        const auto run_twice = [&](auto type_tag) {
+            using T = decltype(type_tag);
+            const Csr<T> a = a64.template cast<T>();
+            CusparseSpmv<T> op(a, CusparseFormat::csr_alg2);
+            check_product<T>(a, "cusparse csr alg2 power law",
+                             [&](T al, T be, const T* x, T* y, cudaStream_t s) {
+                                 op.run(al, x, be, y, s);
+                             });
+            const cuda_stream stream;
+            const device_buffer<T> x(test::random_vector<T>(std::size_t(a.num_cols), 5));
+            device_buffer<T> y1{std::size_t(a.num_rows)}, y2{std::size_t(a.num_rows)};
+            op.run(T(1), x.data(), T(0), y1.data(), stream);
+            op.run(T(1), x.data(), T(0), y2.data(), stream);
+            stream.synchronize();
+            EXPECT_EQ(y1.to_host(), y2.to_host());
+        };
+        if (single) run_twice(float{});
+        else run_twice(double{});
+    }
 }
 
 TEST(SpmvGpu, RejectsBadSubwarpThreadsPerRowAndLongPart)

@@ -292,7 +292,9 @@ TEST(SpmvPolicy, ALongRowGoesToTheLongRowKernel)
 
 TEST(SpmvPolicy, NamesAndErrors)
 {
-    EXPECT_EQ(kernel_names().size(), 6u);
+    EXPECT_EQ(kernel_names().size(), 8u);
+    EXPECT_EQ(kernel_name(Kernel::csr_merge), "csr_merge");
+    EXPECT_EQ(kernel_name(Kernel::cusparse_csr_alg2), "cusparse_csr_alg2");
     for (const auto& n : kernel_names()) EXPECT_EQ(kernel_name(parse_kernel(n)), n);
     try {
         parse_kernel("ell");
