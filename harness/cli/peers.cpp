@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -116,7 +117,9 @@ void run_peers_belos(const Args& a)
                     o.max_iterations = std::max(1, std::min(a.max_iterations, a.basis_cap / s));
                     o.restart = o.max_iterations;
                 }
-                const std::vector<double> B(B_all.begin(), B_all.begin() + s * A.num_rows);
+                const std::vector<double> B(
+                    B_all.begin(),
+                    B_all.begin() + static_cast<std::ptrdiff_t>(s) * A.num_rows);
                 json e = {{"name", fmt::format("belos/{}/restart={}/s={}", entry.name,
                                                restart > 0 ? std::to_string(restart) : "none", s)},
                           {"matrix", entry.name}, {"n", A.num_rows}, {"nnz", A.nnz()},
