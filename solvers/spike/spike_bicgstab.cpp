@@ -82,7 +82,8 @@ models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, doubl
 }
 
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
-                         int sm_count, int resident_blocks_per_sm)
+                         int sm_count, int resident_blocks_per_sm,
+                         std::optional<models::spike::SpikeDecay>* decay)
 {
     if (options.psize != 0) {
         make_partitioning(a.n, a.K, options.psize);  // throws naming psize
@@ -92,8 +93,10 @@ index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions
     po.value_bytes = options.precision == SpikePrecision::mixed ? 4 : 8;
     // The spike decay from the matrix (li2012 Sec. 1.3; models::spike::SpikeDecay). Shapes
     // choose_psize rejects (N < 4K) are left to its message.
-    if (a.K >= 1 && a.n >= 4 * static_cast<std::int64_t>(a.K))
+    if (a.K >= 1 && a.n >= 4 * static_cast<std::int64_t>(a.K)) {
         po.decay = measure_spike_decay(a, po.truncation_target);
+        if (decay != nullptr) *decay = po.decay;
+    }
     const auto choice =
         models::spike::choose_psize(a.n, a.K, sm_count, resident_blocks_per_sm, po);
     return static_cast<index_type>(choice.partitioning.psize);
@@ -184,7 +187,7 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
                                     " and x " + std::to_string(x.size()) +
                                     " entries, expected n = " + std::to_string(n));
     SpikeBicgstabResult result;
-    result.psize = detail::resolve_psize(a, options, 1, 1);  // one core: one slot
+    result.psize = detail::resolve_psize(a, options, 1, 1, &result.psize_decay);  // one slot
     std::vector<PhaseTime> phases = options.detailed ? detail::empty_phases()
                                                      : std::vector<PhaseTime>{};
     std::vector<PhaseTime>* timed = options.detailed ? &phases : nullptr;

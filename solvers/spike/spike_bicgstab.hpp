@@ -13,17 +13,15 @@
 
 #include "kernels/spmv_operator.hpp"
 #include "matrices/banded.hpp"
+#include "models/spike_model.hpp"
 #include "solvers/solve_result.hpp"
 #include "solvers/spike/spike.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string>
 #include <vector>
-
-namespace kbench::models::spike {
-struct SpikeDecay;  // models/spike_model.hpp
-}
 
 namespace kbench::solvers::spike {
 
@@ -65,6 +63,10 @@ struct SpikeBicgstabResult {
     /// factor_status.message(); no iteration runs and x keeps x0.
     SpikeStatus factor_status;
     index_type psize = 0;       // rows per partition used (the choice when options.psize = 0)
+    /// When options.psize = 0 and the shape allows a choice (K >= 1, n >= 4K): the spike decay
+    /// the partition-size chooser was given (detail::measure_spike_decay; what choose_psize
+    /// saw, for a reader to check the choice against). Empty otherwise.
+    std::optional<models::spike::SpikeDecay> psize_decay;
     index_type partitions = 0;  // p
     double factor_seconds = 0.0;  // SPIKE setup: copy of A to the device, LU/UL, spikes,
                                   // reduced system (CUDA events; CPU: host clock)
@@ -119,9 +121,12 @@ void check_options(const SpikeBicgstabOptions& options);
 models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, double target);
 /// options.psize (validated by make_partitioning), or, when 0, models::spike::choose_psize for
 /// a GPU of sm_count SMs holding resident_blocks_per_sm partition blocks each (value bytes of
-/// options.precision), its accuracy floor from measure_spike_decay(a).
+/// options.precision), its accuracy floor from measure_spike_decay(a), which is stored in
+/// *decay when decay is not null (left empty when psize was given or the shape allows no
+/// choice).
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
-                         int sm_count, int resident_blocks_per_sm);
+                         int sm_count, int resident_blocks_per_sm,
+                         std::optional<models::spike::SpikeDecay>* decay = nullptr);
 /// The stopping test after iteration `iteration` (0: the initial residual), in the order of
 /// solvers/bicgstab.cu: converged (rel <= tolerance), status (bicgstab::DeviceStatus, or a
 /// non-finite rel), max_iterations, stagnation. Sets result.status and detail and returns true

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -366,6 +367,18 @@ TEST(SpikeBicgstabCpu, AutomaticPsizeFollowsTheSpikeDecay)
     const SpikeBicgstabResult res = spike_bicgstab_cpu(m2, b, x, at_p2);
     expect_converged(res, m2, b, x, 1e-8);
     EXPECT_LE(res.solve.iterations, 10);
+    EXPECT_FALSE(res.psize_decay) << "psize was given: nothing was chosen";
+
+    // psize = 0: the solve reports the decay its choice was made from.
+    std::vector<double> x0(n, 0.0);
+    const SpikeBicgstabResult chosen = spike_bicgstab_cpu(m2, b, x0, opts);
+    ASSERT_TRUE(chosen.psize_decay);
+    EXPECT_EQ(chosen.psize_decay->rho, decay.rho);
+    EXPECT_EQ(chosen.psize_decay->d_min, decay.d_min);
+    std::optional<models::spike::SpikeDecay> seen;
+    EXPECT_EQ(detail::resolve_psize(m2, opts, 1, 1, &seen), chosen.psize);
+    ASSERT_TRUE(seen);
+    EXPECT_EQ(seen->rho, decay.rho);
 }
 
 }  // namespace

@@ -683,9 +683,10 @@ json run_spike_residual_study(const StudyRun& run)
                 e.update(point_fields(p));
                 e.update(spike_fields(p, t, 0, false, s.figures));
                 const index_type psize = t.result.psize;
-                // What the chooser saw (solvers/spike/spike_bicgstab.cpp resolve_psize).
-                const ms::SpikeDecay decay =
-                    sp::detail::measure_spike_decay(p.band, ms::PsizeOptions{}.truncation_target);
+                // What the chooser saw, as the solver reports it (psize 0: always chosen).
+                if (!t.result.psize_decay)
+                    throw std::logic_error("li2012/table1: the solve chose no psize");
+                const ms::SpikeDecay decay = *t.result.psize_decay;
                 e["decay_d_min"] = finite_or_null(decay.d_min);
                 e["decay_rho"] = finite_or_null(ms::effective_rho(decay));
                 e["truncation_estimate"] =

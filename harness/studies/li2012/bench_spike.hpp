@@ -28,8 +28,8 @@
 // li2012/table1 entries: {"name": "table1/d=<d>/seed=<s>" (random signs) |
 //   "table1/negative/d=<d>/seed=<s>" (an M-matrix), "figure": "table1", n, K, d, seed, signs,
 //   "psize", "partitions" (the automatic choice of the BiCGStab solve, used for every residual),
-//   "decay_d_min", "decay_rho" (what the chooser saw: solvers::spike::detail::
-//   measure_spike_decay's d_min and effective rho; 1: no decay), "truncation_estimate"
+//   "decay_d_min", "decay_rho" (what the chooser saw, as the solve reports it in
+//   SpikeBicgstabResult::psize_decay: d_min and effective rho; 1: no decay), "truncation_estimate"
 //   (models::spike::truncation_error at psize),
 //   "residual_inf" (||b - A z||_inf / ||b||_inf, z = M^-1 b, one apply of truncated SPIKE in
 //   double on the GPU, li2012 footnote 2), "residual_2" (the same in 2-norms),
