@@ -102,7 +102,9 @@ def run(matrix: str, solver: str, backend: str, restart: int, tolerance: float, 
     b_host = right_hand_side(a_host, rhs)
     a = a_host if backend == "scipy" else sparse.csr_matrix(a_host)
     b = xp.asarray(b_host)
-    function = getattr(linalg, solver)
+    function = getattr(linalg, solver, None)
+    if function is None:
+        raise BackendMissing(f"{version} has no {solver}")
     kwargs: Dict[str, Any] = {tolerance_keyword(function): tolerance, "atol": 0.0}
     if solver == "gmres":
         kwargs["restart"] = restart
