@@ -354,19 +354,6 @@ __global__ void __launch_bounds__(merge_fixup_block_size)
     if (lane == 0) y[run.x] += alpha * sum;
 }
 
-template <typename T>
-void check_csr(const CsrView<T>& a, const char* who)
-{
-    if (a.num_rows < 0 || a.num_cols < 0 || a.nnz < 0)
-        throw std::invalid_argument(std::string{who} + ": negative size (" +
-                                    std::to_string(a.num_rows) + " x " +
-                                    std::to_string(a.num_cols) + ", nnz " +
-                                    std::to_string(a.nnz) + "), expected sizes >= 0");
-    if (a.num_rows > 0 && a.row_ptr == nullptr)
-        throw std::invalid_argument(std::string{who} + ": row_ptr is null for " +
-                                    std::to_string(a.num_rows) + " rows");
-}
-
 template <typename T, int Subwarp>
 void launch_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
@@ -437,7 +424,7 @@ index_type default_long_row_threshold(std::int64_t num_rows, std::int64_t nnz)
 template <typename T>
 void csr_scalar(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
-    check_csr(a, "spmv::csr_scalar");
+    kbench::detail::check_csr_view(a, "spmv::csr_scalar");
     if (a.num_rows == 0) return;
     const auto blocks = static_cast<unsigned>((std::int64_t{a.num_rows} + scalar_block_size - 1) /
                                               scalar_block_size);
@@ -450,7 +437,7 @@ template <typename T>
 void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream,
                 int subwarp)
 {
-    check_csr(a, "spmv::csr_vector");
+    kbench::detail::check_csr_view(a, "spmv::csr_vector");
     if (subwarp == 0) subwarp = subwarp_for(a);
     if (a.num_rows == 0) return;
     switch (subwarp) {
@@ -492,7 +479,7 @@ template <typename T>
 void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y,
                   cudaStream_t stream)
 {
-    check_csr(a.csr, "spmv::csr_adaptive");
+    kbench::detail::check_csr_view(a.csr, "spmv::csr_adaptive");
     if ((a.num_blocks > 0 && a.blocks == nullptr) ||
         (a.num_long_rows > 0 && a.long_rows == nullptr) || a.num_blocks < 0 ||
         a.num_long_rows < 0)
@@ -517,7 +504,7 @@ void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y
 template <typename T>
 void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
-    check_csr(a.csr, "spmv::csr_merge");
+    kbench::detail::check_csr_view(a.csr, "spmv::csr_merge");
     const std::int64_t length = std::int64_t{a.csr.num_rows} + a.csr.nnz;
     const std::int64_t tiles = (length + merge_tile - 1) / merge_tile;
     if (a.num_tiles != tiles || a.coords == nullptr || a.num_runs < 0 ||

@@ -47,19 +47,6 @@ CsrAdaptivePlan make_csr_adaptive_plan(const CsrView<T>& a)
 namespace {
 
 template <typename T>
-void check_view(const CsrView<T>& a, const char* who)
-{
-    if (a.num_rows < 0 || a.num_cols < 0 || a.nnz < 0)
-        throw std::invalid_argument(std::string{who} + ": negative size (" +
-                                    std::to_string(a.num_rows) + " x " +
-                                    std::to_string(a.num_cols) + ", nnz " +
-                                    std::to_string(a.nnz) + "), expected sizes >= 0");
-    if (a.num_rows > 0 && a.row_ptr == nullptr)
-        throw std::invalid_argument(std::string{who} + ": row_ptr is null for " +
-                                    std::to_string(a.num_rows) + " rows");
-}
-
-template <typename T>
 CsrMergeCoord coord_of(const CsrView<T>& a, std::int64_t diagonal)
 {
     const auto c = spmv::merge_path::search<std::int64_t>(
@@ -80,7 +67,7 @@ std::int64_t CsrMergePlan::carry_tiles() const
 template <typename T>
 CsrMergeCoord merge_path_coord(const CsrView<T>& a, std::int64_t diagonal)
 {
-    check_view(a, "merge_path_coord");
+    detail::check_csr_view(a, "merge_path_coord");
     const std::int64_t length = std::int64_t{a.num_rows} + a.nnz;
     if (diagonal < 0 || diagonal > length)
         throw std::invalid_argument("merge_path_coord: diagonal " + std::to_string(diagonal) +
@@ -92,7 +79,7 @@ CsrMergeCoord merge_path_coord(const CsrView<T>& a, std::int64_t diagonal)
 template <typename T>
 CsrMergePlan make_csr_merge_plan(const CsrView<T>& a)
 {
-    check_view(a, "make_csr_merge_plan");
+    detail::check_csr_view(a, "make_csr_merge_plan");
     const std::int64_t length = std::int64_t{a.num_rows} + a.nnz;
     const std::int64_t tiles = (length + csr_merge_tile_items - 1) / csr_merge_tile_items;
     if (tiles > std::numeric_limits<index_type>::max() - 1)

@@ -10,9 +10,29 @@
 #include "matrices/csr.hpp"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kbench {
+
+namespace detail {
+/// The shape checks shared by the CSR plans and the CSR SpMV launchers (kernels/spmv.hpp):
+/// throws std::invalid_argument prefixed with `who` for negative sizes, or a null row_ptr
+/// with rows > 0.
+template <typename T>
+void check_csr_view(const CsrView<T>& a, const char* who)
+{
+    if (a.num_rows < 0 || a.num_cols < 0 || a.nnz < 0)
+        throw std::invalid_argument(std::string{who} + ": negative size (" +
+                                    std::to_string(a.num_rows) + " x " +
+                                    std::to_string(a.num_cols) + ", nnz " +
+                                    std::to_string(a.nnz) + "), expected sizes >= 0");
+    if (a.num_rows > 0 && a.row_ptr == nullptr)
+        throw std::invalid_argument(std::string{who} + ": row_ptr is null for " +
+                                    std::to_string(a.num_rows) + " rows");
+}
+}  // namespace detail
 
 /// Nonzeros one warp of the CSR-Adaptive kernel holds at once: 32 lanes x 8 entries.
 inline constexpr index_type csr_adaptive_block_nnz = 256;
