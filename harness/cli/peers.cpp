@@ -19,37 +19,12 @@
 #include <fstream>
 #include <memory>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
 
 namespace kbench::harness {
 namespace {
 
 using json = nlohmann::json;
-
-/// The comma-separated integers of option `name`, each >= `least`.
-std::vector<int> int_list(const std::string& name, const std::string& text, int least)
-{
-    std::vector<int> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
-        std::size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || v < least)
-            throw std::invalid_argument(fmt::format(
-                "{} = '{}': '{}' is not an integer >= {} (expected a comma-separated list)", name,
-                text, item, least));
-        out.push_back(v);
-    }
-    if (out.empty())
-        throw std::invalid_argument(fmt::format("{} is empty, expected a comma-separated list", name));
-    return out;
-}
 
 json solve_json(const solvers::SolveResult& r)
 {
@@ -61,7 +36,9 @@ json solve_json(const solvers::SolveResult& r)
 
 struct Args {
     MatrixSource source;
-    std::string filter, s_values = "1,2,4,8,16", restarts = "30", json_out;
+    std::string filter, json_out;
+    std::vector<int> s_values{1, 2, 4, 8, 16};  // right-hand sides s
+    std::vector<int> restarts{30};              // block steps per cycle; 0: not restarted
     double tolerance = 1e-8;
     int max_iterations = 2000;
     int basis_cap = 4096;  // basis vectors of a non-restarted solve, as boman2022/speedup
@@ -70,8 +47,6 @@ struct Args {
 
 void run_peers_belos(const Args& a)
 {
-    const std::vector<int> s_values = int_list("--block-sizes", a.s_values, 1);
-    const std::vector<int> restarts = int_list("--restart", a.restarts, 0);
     const auto filter = compile_filter(a.filter);
     if (!peers::belos_available())
         throw std::runtime_error(
@@ -105,10 +80,10 @@ void run_peers_belos(const Args& a)
                              std::size_t) {
         if (filter && !std::regex_search(entry.name, *filter)) return;
         int s_max = 1;
-        for (int s : s_values) s_max = std::max(s_max, s);
+        for (int s : a.s_values) s_max = std::max(s_max, s);
         const std::vector<double> B_all = boman2022_right_hand_sides(A.num_rows, s_max);
-        for (int restart : restarts) {
-            for (int s : s_values) {
+        for (int restart : a.restarts) {
+            for (int s : a.s_values) {
                 solvers::BlockGmresOptions o;
                 o.tolerance = a.tolerance;
                 o.max_iterations = a.max_iterations;
@@ -189,11 +164,16 @@ void add_peers_command(CLI::App& app)
     sub->add_flag("--real", a->source.real,
                   "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
     sub->add_option("--filter", a->filter, "regex on the matrix names");
-    sub->add_option("--block-sizes", a->s_values, "comma-separated numbers of right-hand sides (>= 1)")
-        ->capture_default_str();
+    sub->add_option("--block-sizes", a->s_values,
+                    "comma-separated numbers of right-hand sides (>= 1)")
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
     sub->add_option("--restart", a->restarts,
                     "comma-separated restart lengths in block steps (0: not restarted)")
-        ->capture_default_str();
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000000));
     sub->add_option("--tolerance", a->tolerance, "relative residual of every column to stop at")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);

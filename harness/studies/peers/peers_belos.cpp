@@ -38,9 +38,6 @@ bool belos_available()
 #endif
 }
 
-namespace {
-
-/// max_k ||b_k - A x_k|| / ||b_k|| (the absolute norm for b_k = 0), on the host.
 double largest_relative_residual(const Csr<double>& a, int s, const std::vector<double>& B,
                                  const std::vector<double>& X)
 {
@@ -60,8 +57,6 @@ double largest_relative_residual(const Csr<double>& a, int s, const std::vector<
     }
     return worst;
 }
-
-}  // namespace
 
 solvers::SolveResult belos_gmres(const Csr<double>& a, int s, const std::vector<double>& B,
                                  std::vector<double>& X, const solvers::BlockGmresOptions& options,

@@ -30,6 +30,12 @@ const char* to_string(BelosSolver solver);
 /// the closest to kbench's block CGS2.
 inline constexpr const char* belos_orthogonalization = "ICGS";
 
+/// The true residual of a solve of A X = B, on the host: max_k ||b_k - A x_k|| / ||b_k|| over
+/// the s columns (||b_k - A x_k|| for b_k = 0). a: n x n host CSR; B, X: n x s, column-major,
+/// ld n. Every peer's solution is judged by it, whatever its library reports.
+double largest_relative_residual(const Csr<double>& a, int s, const std::vector<double>& B,
+                                 const std::vector<double>& X);
+
 /// Solves A X = B for s right-hand sides with Belos on the CPU (one core, Epetra).
 /// a: n x n host CSR (double); B and X: n x s, column-major, leading dimension n (X: the initial
 /// guess on entry, the solutions on return). Belos parameters from `options`: "Block Size" = s
