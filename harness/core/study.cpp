@@ -12,6 +12,13 @@
 
 namespace kbench::harness {
 
+nlohmann::json derived_results(const StudyRun& run)
+{
+    nlohmann::json doc = *run.derive_from_results;
+    doc["context"]["kbench"]["id"] = run.id;
+    return doc;
+}
+
 namespace {
 
 struct Registry {

@@ -34,6 +34,11 @@ struct StudyRun {
     const nlohmann::json* derive_from_results = nullptr;
 };
 
+/// The results document of a reproduction that reuses the run of its derive_from id (e.g. a
+/// model id after the measurements it models): a copy of *run.derive_from_results with
+/// context.kbench.id = run.id. Precondition: run.derive_from_results is not null.
+nlohmann::json derived_results(const StudyRun& run);
+
 /// Runs a reproduction and returns its results document (results_json.hpp schema, with
 /// context.kbench.id == run.id). Throws on failure (the error ends the `kbench` run).
 using StudyRunner = std::function<nlohmann::json(const StudyRun&)>;

@@ -161,9 +161,7 @@ void add_predictions(nlohmann::json& doc, const std::optional<models::DotSavings
 nlohmann::json run_profile(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {
-        nlohmann::json doc = *run.derive_from_results;
-        doc["context"]["kbench"]["id"] = run.id;
-        return doc;
+        return derived_results(run);
     }
     BicgstabRunOptions o;
     o.source = run.source;

@@ -502,9 +502,7 @@ std::vector<double> boman2022_right_hand_sides(std::int64_t n, int s)
 json run_block_speedup_study(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {  // boman2022/model after boman2022/speedup
-        json doc = *run.derive_from_results;
-        doc["context"]["kbench"]["id"] = run.id;
-        return doc;
+        return derived_results(run);
     }
     validate(run.options);
     const MatrixSet set = load_source_set(run.source);

@@ -216,9 +216,7 @@ json stats(const std::vector<double>& in)
 json run_ca_gmres_study(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {  // fig12 and fig15 after fig14
-        json doc = *run.derive_from_results;
-        doc["context"]["kbench"]["id"] = run.id;
-        return doc;
+        return derived_results(run);
     }
     validate(run.options);
     const MatrixSet set = load_source_set(run.source);

@@ -207,9 +207,7 @@ void add_ordering(json& benchmarks, json& bandwidth_of, const MatrixEntry& m, co
 json run_mpk_model(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {  // fig7 after fig6: the same run
-        json doc = *run.derive_from_results;
-        doc["context"]["kbench"]["id"] = run.id;
-        return doc;
+        return derived_results(run);
     }
     const MatrixSet set =
         load_source_set(run.source);

@@ -288,8 +288,7 @@ json run_dist_schemes(const StudyRun& run)
 json run_dist_table9(const StudyRun& run)
 {
     if (run.derive_from_results != nullptr) {
-        json doc = *run.derive_from_results;
-        doc["context"]["kbench"]["id"] = run.id;
+        json doc = derived_results(run);
         doc["context"]["kbench"]["derived_from"] = "zianekhodja2014/table8";
         return doc;
     }
