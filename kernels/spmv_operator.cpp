@@ -159,7 +159,7 @@ SpmvOperator<T>::SpmvOperator(const Csr<T>& a, const Policy& policy,
         ch.reason = "asked for by name";
         im.storage.emplace(a, ch.kernel, ch.sellp, ch.subwarp);
         if (ch.kernel == Kernel::csr_vector || ch.kernel == Kernel::csr_adaptive ||
-            ch.kernel == Kernel::sellp)
+            ch.kernel == Kernel::csr_merge || ch.kernel == Kernel::sellp)
             ch.predicted_us =
                 model_candidate(a.view(), ch.kernel, ch.sellp, ch.subwarp, machine).predicted_us();
         return;

@@ -14,11 +14,13 @@
 //    iteration (indices and values, then x); sellp 1 (slice pointer) + 2 per iteration;
 //    csr_adaptive 3 (row block; indices, values and row pointers; x) plus 1 per further
 //    32 rows of a block; the long-row kernel 1 (sellp) or 2 (csr_adaptive: row, then its
-//    pointers) + 2 per iteration.
+//    pointers) + 2 per iteration; csr_merge 3 for every warp (tile coordinates; indices, values
+//    and row pointers; x), whatever the row lengths, and its fix-up 3 (run; carry-outs; y).
 #include "kernels/spmv_policy.hpp"
 
 #include "kernels/spmv.hpp"
 #include "kernels/spmv_plan.hpp"
+#include "models/spmv_traffic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -175,6 +177,30 @@ Candidate csr_adaptive_candidate(const MatrixProfile<T>& p)
                                           static_cast<std::int64_t>(plan.blocks.size()),
                                           c.long_rows, p.vb);
     c.sectors_per_gather = p.consecutive_sectors;
+    p.finish(c, 0.0);
+    return c;
+}
+
+/// Merge-based CSR (kernels/spmv.cu csr_merge): one warp of 3 dependent loads per tile in
+/// blocks of 128 threads, and when rows are split across tiles the fix-up, one warp per split
+/// row in blocks of 256.
+template <typename T>
+Candidate csr_merge_candidate(const MatrixProfile<T>& p)
+{
+    const CsrView<T>& a = p.a;
+    const CsrMergePlan plan = make_csr_merge_plan(a);
+    Candidate c;
+    c.kernel = Kernel::csr_merge;
+    c.stored_entries = a.nnz;
+    c.launches = 0;
+    const double tiles = static_cast<double>(plan.num_tiles());
+    if (tiles > 0) c.shapes[c.launches++] = {tiles * warp_size, 3.0, 3.0, 128};
+    c.long_rows = static_cast<std::int64_t>(plan.runs.size());
+    if (c.long_rows > 0)
+        c.shapes[c.launches++] = {static_cast<double>(c.long_rows) * warp_size, 3.0, 3.0, 256};
+    c.traffic = models::csr_merge_spmv(a.num_rows, a.num_cols, a.nnz, plan.num_tiles(),
+                                       c.long_rows, plan.carry_tiles(), p.vb);
+    c.sectors_per_gather = p.consecutive_sectors;  // a warp stages consecutive entries
     p.finish(c, 0.0);
     return c;
 }
@@ -366,6 +392,30 @@ Kernel parse_kernel(const std::string& name)
     return static_cast<Kernel>(it - names.begin());
 }
 
+template <typename T>
+RowLengthStats row_length_stats(const CsrView<T>& a)
+{
+    RowLengthStats s;
+    s.num_rows = a.num_rows;
+    s.nnz = a.nnz;
+    if (a.num_rows <= 0 || a.nnz <= 0) return s;
+    const double mean = s.mean();
+    double sq = 0.0;
+    for (index_type i = 0; i < a.num_rows; ++i) {
+        const std::int64_t len = a.row_ptr[i + 1] - a.row_ptr[i];
+        s.max_len = std::max(s.max_len, len);
+        sq += (double(len) - mean) * (double(len) - mean);
+    }
+    s.cv = std::sqrt(sq / double(a.num_rows)) / mean;
+    return s;
+}
+
+bool merge_is_candidate(const RowLengthStats& s)
+{
+    if (s.nnz <= 0 || s.num_rows <= 0) return false;
+    return s.cv >= merge_min_cv || s.max_over_mean() >= merge_min_max_over_mean;
+}
+
 double Candidate::padding_ratio() const
 {
     const double nnz = traffic.flops / 2.0;
@@ -396,6 +446,7 @@ Candidate model_candidate(const CsrView<T>& a, Kernel kernel, const SellpParams&
                                         std::to_string(subwarp) + ", expected 2, 4, 8, 16 or 32");
         return csr_vector_candidate(p, subwarp);
     case Kernel::csr_adaptive: return csr_adaptive_candidate(p);
+    case Kernel::csr_merge: return csr_merge_candidate(p);
     case Kernel::sellp: {
         check_sellp(sellp);
         const index_type b = sellp.slice_height, thr = sellp.long_row_threshold;
@@ -405,7 +456,8 @@ Candidate model_candidate(const CsrView<T>& a, Kernel kernel, const SellpParams&
     }
     default:
         throw std::invalid_argument("model_candidate: kernel " + kernel_name(kernel) +
-                                    " is not modeled (expected csr_vector, csr_adaptive or sellp)");
+                                    " is not modeled (expected csr_vector, csr_adaptive, "
+                                    "csr_merge or sellp)");
     }
 }
 
@@ -416,6 +468,7 @@ std::vector<Candidate> rank_candidates(const CsrView<T>& a, const models::SpmvMa
     const MatrixProfile<T> p(a, machine);
     std::vector<Candidate> out;
     out.push_back(csr_adaptive_candidate(p));
+    if (merge_is_candidate(row_length_stats(a))) out.push_back(csr_merge_candidate(p));
     for (int sw : {2, 4, 8, 16, 32}) {
         if (sw >= shortest_useful_subwarp(a)) out.push_back(csr_vector_candidate(p, sw));
     }
@@ -443,6 +496,8 @@ template Candidate model_candidate<float>(const CsrView<float>&, Kernel, const S
                                           const models::SpmvMachine&);
 template Candidate model_candidate<double>(const CsrView<double>&, Kernel, const SellpParams&,
                                            int, const models::SpmvMachine&);
+template RowLengthStats row_length_stats<float>(const CsrView<float>&);
+template RowLengthStats row_length_stats<double>(const CsrView<double>&);
 template std::vector<Candidate> rank_candidates<float>(const CsrView<float>&,
                                                        const models::SpmvMachine&);
 template std::vector<Candidate> rank_candidates<double>(const CsrView<double>&,

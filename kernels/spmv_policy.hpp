@@ -47,7 +47,8 @@ struct Candidate {
     SellpParams sellp{0, 0, 0, 0};  // sellp only: b, t, sigma, long_row_threshold
     int subwarp = 0;                // csr_vector only
     std::int64_t stored_entries = 0;  // matrix entries read, SELL-P padding included
-    std::int64_t long_rows = 0;       // rows handed to the long-row kernel (sellp, csr_adaptive)
+    std::int64_t long_rows = 0;       // rows handed to the long-row kernel (sellp, csr_adaptive);
+                                      // csr_merge: rows split across tiles (fix-up kernel)
     models::Traffic traffic;          // device-memory traffic (models/spmv_traffic.hpp)
     double l2_bytes = 0.0;            // bytes through L2: matrix, x-gather sectors, y
     double sectors_per_gather = 0.0;  // mean distinct 32-byte sectors per warp gather of x
@@ -61,10 +62,39 @@ struct Candidate {
     std::string label() const;
 };
 
+/// Row-length statistics of a matrix, which decide whether `auto` considers the merge-based
+/// kernel.
+struct RowLengthStats {
+    std::int64_t num_rows = 0;
+    std::int64_t nnz = 0;
+    std::int64_t max_len = 0;  // longest row
+    double cv = 0.0;           // coefficient of variation: standard deviation / mean (0 if empty)
+    double mean() const { return num_rows > 0 ? double(nnz) / double(num_rows) : 0.0; }
+    double max_over_mean() const { return nnz > 0 ? double(max_len) / mean() : 0.0; }
+};
+
+/// The statistics of `a` (host arrays), O(num_rows).
+template <typename T>
+RowLengthStats row_length_stats(const CsrView<T>& a);
+
+/// Skew thresholds of merge_is_candidate.
+inline constexpr double merge_min_cv = 1.0;
+inline constexpr double merge_min_max_over_mean = 16.0;
+
+/// Whether `auto` ranks csr_merge for a matrix of these statistics: its rows are skewed, the
+/// row lengths' coefficient of variation >= merge_min_cv (power-law and graph degree
+/// distributions) or the longest row >= merge_min_max_over_mean times the mean (a few very long
+/// rows, the long-row threshold of choose_sellp_params). On such rows the row-based kernels
+/// leave some threads or warps far more work than others, which the time model charges as a
+/// long dependent-load chain; the merge kernel gives every warp the same share. On regular rows
+/// the merge kernel only adds its plan's traffic and shared-memory staging, which the model does
+/// not see, so it is not ranked there. A matrix without nonzeros is not skewed.
+bool merge_is_candidate(const RowLengthStats& s);
+
 /// Models one configuration of `a` (host arrays; T = float or double). kernel must be
-/// csr_vector (subwarp in {2, 4, 8, 16, 32}), csr_adaptive or sellp (params as to_sellp takes
-/// them). Throws std::invalid_argument for another kernel (csr_scalar's uncoalesced loads and
-/// cuSPARSE's internals are not modeled) or bad parameters.
+/// csr_vector (subwarp in {2, 4, 8, 16, 32}), csr_adaptive, csr_merge or sellp (params as
+/// to_sellp takes them). Throws std::invalid_argument for another kernel (csr_scalar's
+/// uncoalesced loads and cuSPARSE's internals are not modeled) or bad parameters.
 template <typename T>
 Candidate model_candidate(const CsrView<T>& a, Kernel kernel, const SellpParams& sellp,
                           int subwarp, const models::SpmvMachine& machine);
@@ -73,7 +103,8 @@ Candidate model_candidate(const CsrView<T>& a, Kernel kernel, const SellpParams&
 /// ranked by fewer L2 bytes, then fewer threads, then the order below):
 /// csr_adaptive; csr_vector with subwarp 2..32, those of at least mean row length / 4 lanes
 /// (narrower ones loop over partly used sectors, see spmv_policy.cpp); sellp with b in {32, 64}, t in {1, 2, ..., 32}
-/// (b*t <= 1024), sigma in {1, sorting window} and the default long-row threshold. The sorting
+/// (b*t <= 1024), sigma in {1, sorting window} and the default long-row threshold; csr_merge when
+/// merge_is_candidate(row_length_stats(a)). The sorting
 /// window is the rows in flight at once, sm_count * max_threads_per_sm rounded down to a
 /// multiple of 64 (all rows when fewer): sorting within it leaves the set of rows processed
 /// together, and so the L2 footprint of x, unchanged. Throws std::invalid_argument for a machine

@@ -279,15 +279,97 @@ TEST(SpmvPolicy, SmallMatricesGetShortDependentLoadChains)
     }
 }
 
-TEST(SpmvPolicy, ALongRowGoesToTheLongRowKernel)
+TEST(SpmvPolicy, ALongRowIsSplitOffOrMerged)
 {
     const Csr<double> a = arrow(200000);  // row 0 has 200,000 entries
     for (const auto& m : {big_gpu(), small_gpu()}) {
         const Candidate best = rank_candidates(a.view(), m).front();
-        EXPECT_EQ(best.long_rows, 1) << best.label();
+        // The long row is not left to one thread: it goes to the long-row kernel, or every warp
+        // gets an equal share of the merge path (csr_merge, whose split rows are its long_rows).
+        if (best.kernel != Kernel::csr_merge) EXPECT_EQ(best.long_rows, 1) << best.label();
         EXPECT_EQ(best.launches, 2) << best.label();
         EXPECT_LT(best.padding_ratio(), 1.05) << best.label();
     }
+}
+
+// ------------------------------------------------------------------ skewed rows: csr_merge
+TEST(SpmvPolicy, RowLengthStatsByHand)
+{
+    // Row lengths 1, 1000, 0, 2: mean 250.75, population standard deviation 432.58.
+    Csr<double> a;
+    a.num_rows = 4;
+    a.num_cols = 1000;
+    for (index_type len : {1, 1000, 0, 2}) {
+        for (index_type c = 0; c < len; ++c) {
+            a.col_idx.push_back(c);
+            a.values.push_back(1.0);
+        }
+        a.row_ptr.push_back(a.nnz());
+    }
+    const RowLengthStats s = row_length_stats(a.view());
+    EXPECT_EQ(s.num_rows, 4);
+    EXPECT_EQ(s.nnz, 1003);
+    EXPECT_EQ(s.max_len, 1000);
+    EXPECT_DOUBLE_EQ(s.mean(), 250.75);
+    EXPECT_NEAR(s.cv, 1.725146, 1e-6);
+    EXPECT_NEAR(s.max_over_mean(), 3.98804, 1e-5);
+    const RowLengthStats stencil = row_length_stats(laplacian_2d_5pt(50, 50).view());
+    EXPECT_EQ(stencil.max_len, 5);
+    EXPECT_LT(stencil.cv, 0.1);
+    Csr<double> empty;
+    EXPECT_EQ(row_length_stats(empty.view()).cv, 0.0);
+}
+
+TEST(SpmvPolicy, MergeIsACandidateOnlyForSkewedRows)
+{
+    const auto stats = [](std::int64_t n, std::int64_t nnz, std::int64_t max_len, double cv) {
+        RowLengthStats s;
+        s.num_rows = n;
+        s.nnz = nnz;
+        s.max_len = max_len;
+        s.cv = cv;
+        return s;
+    };
+    EXPECT_FALSE(merge_is_candidate(stats(1000000, 7000000, 9, 0.13)));      // a 2D mesh
+    EXPECT_FALSE(merge_is_candidate(stats(1000000, 27000000, 27, 0.05)));    // 27-point stencil
+    EXPECT_TRUE(merge_is_candidate(stats(1000000, 15000000, 20000, 11.7)));  // Zipf rows
+    EXPECT_TRUE(merge_is_candidate(stats(1048576, 32000000, 65000, 8.3)));   // R-MAT graph
+    EXPECT_TRUE(merge_is_candidate(stats(1000000, 10000000, 160, 0.5)));     // max = 16 x mean
+    EXPECT_FALSE(merge_is_candidate(stats(1000000, 10000000, 159, 0.99)));   // just below both
+    EXPECT_TRUE(merge_is_candidate(stats(1000000, 10000000, 20, 1.0)));      // cv at the limit
+    EXPECT_FALSE(merge_is_candidate(stats(1000, 0, 0, 0.0)));                // no nonzeros
+    EXPECT_FALSE(merge_is_candidate(stats(0, 0, 0, 0.0)));
+}
+
+TEST(SpmvPolicy, PowerLawRowsGetTheMergeKernelAndStencilsDoNot)
+{
+    RandomRowsParams p;
+    p.n = 20000;
+    p.distribution = RowLengthDistribution::power_law;
+    p.row_min = 2;
+    p.row_max = 5000;
+    p.exponent = 2.0;
+    p.bandwidth = p.n;  // columns scattered over the whole matrix
+    p.seed = 3;
+    const Csr<double> zipf = random_rows(p);
+    ASSERT_TRUE(merge_is_candidate(row_length_stats(zipf.view())));
+    const Csr<double> stencil = laplacian_3d_7pt(40, 40, 40);
+    for (const auto& m : {big_gpu(), small_gpu()}) {
+        const std::vector<Candidate> ranked = rank_candidates(zipf.view(), m);
+        EXPECT_EQ(ranked.front().kernel, Kernel::csr_merge) << ranked.front().label();
+        for (const Candidate& c : rank_candidates(stencil.view(), m))
+            EXPECT_NE(c.kernel, Kernel::csr_merge);
+    }
+    // The named kernel is modeled with its plan's traffic.
+    const Candidate c = model_candidate(zipf.view(), Kernel::csr_merge, {}, 0, big_gpu());
+    const CsrMergePlan plan = make_csr_merge_plan(zipf.view());
+    const models::Traffic t = models::csr_merge_spmv(
+        zipf.num_rows, zipf.num_cols, zipf.nnz(), plan.num_tiles(),
+        static_cast<std::int64_t>(plan.runs.size()), plan.carry_tiles(), 8);
+    EXPECT_DOUBLE_EQ(c.traffic.bytes(), t.bytes());
+    EXPECT_EQ(c.long_rows, static_cast<std::int64_t>(plan.runs.size()));
+    EXPECT_EQ(c.launches, plan.runs.empty() ? 1 : 2);
+    EXPECT_EQ(c.shapes[0].chain_max, c.shapes[0].chain_mean);  // the same work for every warp
 }
 
 TEST(SpmvPolicy, NamesAndErrors)
