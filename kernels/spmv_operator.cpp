@@ -183,35 +183,72 @@ SpmvOperator<T>::SpmvOperator(const Csr<T>& a, const Policy& policy,
         ch.reason += fmt::format("; next {} (+{:.1f} %)", describe(next),
                                  100.0 * (next.predicted_us() / best.predicted_us() - 1.0));
     }
-    if (!policy.trial || ch.candidates.size() == 1 || im.nnz == 0) {
+    if (im.nnz == 0) {
         im.storage.emplace(a, ch.kernel, ch.sellp, ch.subwarp);
         return;
     }
-    // Trial: build and time the best few, keep the fastest (its storage stays).
     const cuda_stream stream;
     device_buffer<T> x(std::max<std::size_t>(1, std::size_t(a.num_cols)));
     device_buffer<T> y(std::max<std::size_t>(1, std::size_t(a.num_rows)));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(x.data(), 0x3f, x.bytes(), stream));  // finite, non-zero
-    const std::size_t tries = std::min<std::size_t>(policy.trial_candidates, ch.candidates.size());
     double best_us = 0.0;
-    std::size_t best_rank = 0;
-    for (std::size_t r = 0; r < tries; ++r) {
-        const Candidate& c = ch.candidates[r];
-        Storage<T> st(a, c.kernel, c.sellp, c.subwarp);
+    std::string ours_label = best.label();  // our configuration kept
+    if (!policy.trial || ch.candidates.size() == 1) {
+        im.storage.emplace(a, ch.kernel, ch.sellp, ch.subwarp);
+        best_us = time_storage(*im.storage, x.data(), y.data(), stream);
+        ch.trial_us.emplace_back(ours_label, best_us);
+    } else {
+        // Trial: build and time the best few, keep the fastest (its storage stays).
+        const std::size_t tries =
+            std::min<std::size_t>(policy.trial_candidates, ch.candidates.size());
+        std::size_t best_rank = 0;
+        for (std::size_t r = 0; r < tries; ++r) {
+            const Candidate& c = ch.candidates[r];
+            Storage<T> st(a, c.kernel, c.sellp, c.subwarp);
+            const double us = time_storage(st, x.data(), y.data(), stream);
+            ch.trial_us.emplace_back(c.label(), us);
+            if (r == 0 || us < best_us) {
+                best_us = us;
+                best_rank = r;
+                im.storage.reset();  // free the slower one before keeping this one
+                im.storage.emplace(std::move(st));
+            }
+        }
+        pick(ch.candidates[best_rank]);
+        ours_label = ch.candidates[best_rank].label();
+        ch.reason = fmt::format("trial: {} measured fastest ({:.3g} us) of the {} best modeled; "
+                                "model rank {}; {}",
+                                ours_label, best_us, tries, best_rank + 1,
+                                ch.reason);
+    }
+    // cuSPARSE: no model figure, so each vendor candidate is timed once against our pick.
+    const double ours_us = best_us;
+    bool vendor_kept = false;
+    std::string vendor_times;
+    for (const Kernel k : vendor_candidates(row_length_stats(a.view()))) {
+        Storage<T> st(a, k, SellpParams{0, 0, 0, 0}, 0);
         const double us = time_storage(st, x.data(), y.data(), stream);
-        ch.trial_us.emplace_back(c.label(), us);
-        if (r == 0 || us < best_us) {
+        ch.trial_us.emplace_back(kernel_name(k), us);
+        vendor_times += fmt::format("{}{} {:.3g} us", vendor_times.empty() ? "" : ", ",
+                                    kernel_name(k), us);
+        if (us < best_us) {
             best_us = us;
-            best_rank = r;
-            im.storage.reset();  // free the slower one before keeping this one
+            im.storage.reset();
             im.storage.emplace(std::move(st));
+            ch.kernel = k;
+            ch.sellp = SellpParams{0, 0, 0, 0};
+            ch.subwarp = 0;
+            ch.predicted_us = 0.0;  // not modeled
+            vendor_kept = true;
         }
     }
-    pick(ch.candidates[best_rank]);
-    ch.reason = fmt::format("trial: {} measured fastest ({:.3g} us) of the {} best modeled; "
-                            "model rank {}; {}",
-                            ch.candidates[best_rank].label(), best_us, tries, best_rank + 1,
-                            ch.reason);
+    if (vendor_kept)
+        ch.reason = fmt::format("vendor: {} measured fastest ({:.3g} us) against our {} ({:.3g} "
+                                "us); {}",
+                                kernel_name(ch.kernel), best_us, ours_label, ours_us, ch.reason);
+    else if (!vendor_times.empty())
+        ch.reason += fmt::format("; measured {:.3g} us against cuSPARSE's {}", ours_us,
+                                 vendor_times);
 }
 
 template <typename T>

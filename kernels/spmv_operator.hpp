@@ -2,8 +2,9 @@
 // in the storage of the kernel its policy chose and applies y = alpha*A*x + beta*y (and
 // Y = alpha*A*X + beta*Y on n x k blocks) on a caller's stream. The policy is `auto` (the time
 // model of models/spmv_time.hpp ranks every configuration of our kernels, kernels/
-// spmv_policy.hpp; optionally the best few are timed once and the fastest kept) or one named
-// kernel (csr_scalar, csr_vector, csr_adaptive, csr_merge, sellp, cusparse_csr,
+// spmv_policy.hpp; optionally the best few are timed once and the fastest kept; then the pick is
+// timed once against cuSPARSE's CSR kernels, spmv::vendor_candidates, and the fastest kept) or
+// one named kernel (csr_scalar, csr_vector, csr_adaptive, csr_merge, sellp, cusparse_csr,
 // cusparse_csr_alg2, cusparse_sell).
 #pragma once
 
@@ -42,7 +43,8 @@ struct Choice {
     std::string reason;
     double predicted_us = 0.0;  // the model's time of the configuration run (0: not modeled)
     std::vector<Candidate> candidates;  // auto: the ranked configurations, fastest predicted first
-    std::vector<std::pair<std::string, double>> trial_us;  // trial: median us per tried label
+    // auto: median us of each configuration timed (trial candidates, our pick, cuSPARSE's)
+    std::vector<std::pair<std::string, double>> trial_us;
 };
 
 /// JSON of a choice: {policy, kernel, params, reason, predicted_us, candidates: [the best
@@ -67,7 +69,9 @@ template <typename T>
 class SpmvOperator {
 public:
     /// Builds the operator of `a` (square or not) on the current device. `machine` feeds the
-    /// model (spmv::machine_figures() measures it). Throws std::invalid_argument for an unknown
+    /// model (spmv::machine_figures() measures it). `auto` on a matrix with nonzeros times its
+    /// pick and each of spmv::vendor_candidates once (11 launches each, 2 of them warm-up, on
+    /// scratch vectors) and keeps the fastest: a cuSPARSE kernel kept has predicted_us 0. Throws std::invalid_argument for an unknown
     /// kernel name, parameters the kernel rejects, trial on a named kernel or trial_candidates
     /// < 1; kbench::cuda_error on CUDA/cuSPARSE failures.
     SpmvOperator(const Csr<T>& a, const Policy& policy, const models::SpmvMachine& machine);

@@ -416,6 +416,13 @@ bool merge_is_candidate(const RowLengthStats& s)
     return s.cv >= merge_min_cv || s.max_over_mean() >= merge_min_max_over_mean;
 }
 
+std::vector<Kernel> vendor_candidates(const RowLengthStats& s)
+{
+    if (s.nnz <= 0 || s.num_rows <= 0) return {};
+    if (merge_is_candidate(s)) return {Kernel::cusparse_csr, Kernel::cusparse_csr_alg2};
+    return {Kernel::cusparse_csr};
+}
+
 double Candidate::padding_ratio() const
 {
     const double nnz = traffic.flops / 2.0;

@@ -91,6 +91,14 @@ inline constexpr double merge_min_max_over_mean = 16.0;
 /// not see, so it is not ranked there. A matrix without nonzeros is not skewed.
 bool merge_is_candidate(const RowLengthStats& s);
 
+/// The cuSPARSE kernels `auto` times against its own pick (issue 29): the time model has no
+/// figure for a vendor kernel, so the operator measures each once on the matrix and keeps the
+/// fastest. cusparse_csr (CSR ALG1, cuSPARSE's default) always; cusparse_csr_alg2 (its
+/// merge-based CSR) too where merge_is_candidate(s), the rows it is made for; none for a matrix
+/// without nonzeros. cusparse_sell is not timed: its slices of 32 rows pad like an unsorted
+/// SELL-P of b = 32, one of the configurations the model already ranks.
+std::vector<Kernel> vendor_candidates(const RowLengthStats& s);
+
 /// Models one configuration of `a` (host arrays; T = float or double). kernel must be
 /// csr_vector (subwarp in {2, 4, 8, 16, 32}), csr_adaptive, csr_merge or sellp (params as
 /// to_sellp takes them). Throws std::invalid_argument for another kernel (csr_scalar's

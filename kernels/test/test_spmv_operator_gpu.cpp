@@ -15,6 +15,7 @@
 #include "matrices/generators.hpp"
 #include "matrices/test/random_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -89,8 +90,18 @@ void check_every_policy(const Csr<double>& a64)
             EXPECT_EQ(kernel_name(op.choice().kernel), p.kernel);
         }
         EXPECT_FALSE(op.choice().reason.empty());
-        if (p.trial) {
-            EXPECT_EQ(op.choice().trial_us.size(), 4u);
+        if (p.kernel == "auto") {  // the timed configurations: ours, then cuSPARSE's
+            const auto& t = op.choice().trial_us;
+            const std::size_t vendors = vendor_candidates(row_length_stats(a.view())).size();
+            EXPECT_GE(vendors, 1u);
+            ASSERT_EQ(t.size(), (p.trial ? 4u : 1u) + vendors);
+            const auto fastest = std::min_element(
+                t.begin(), t.end(), [](const auto& l, const auto& r) { return l.second < r.second; });
+            const bool vendor_kept = op.choice().predicted_us == 0.0;
+            EXPECT_EQ(vendor_kept, fastest->first.rfind("cusparse", 0) == 0) << fastest->first;
+            if (vendor_kept) {
+                EXPECT_EQ(fastest->first, kernel_name(op.choice().kernel));
+            }
         }
         for (index_type k : {0, 1, 3, 4, 7}) {
             check<T>(op, a, k, T(1), T(0));

@@ -286,7 +286,9 @@ TEST(SpmvPolicy, ALongRowIsSplitOffOrMerged)
         const Candidate best = rank_candidates(a.view(), m).front();
         // The long row is not left to one thread: it goes to the long-row kernel, or every warp
         // gets an equal share of the merge path (csr_merge, whose split rows are its long_rows).
-        if (best.kernel != Kernel::csr_merge) EXPECT_EQ(best.long_rows, 1) << best.label();
+        if (best.kernel != Kernel::csr_merge) {
+            EXPECT_EQ(best.long_rows, 1) << best.label();
+        }
         EXPECT_EQ(best.launches, 2) << best.label();
         EXPECT_LT(best.padding_ratio(), 1.05) << best.label();
     }
@@ -320,7 +322,7 @@ TEST(SpmvPolicy, RowLengthStatsByHand)
     EXPECT_EQ(row_length_stats(empty.view()).cv, 0.0);
 }
 
-TEST(SpmvPolicy, MergeIsACandidateOnlyForSkewedRows)
+TEST(SpmvPolicy, MergeAndCusparseAlg2AreCandidatesOnlyForSkewedRows)
 {
     const auto stats = [](std::int64_t n, std::int64_t nnz, std::int64_t max_len, double cv) {
         RowLengthStats s;
@@ -339,6 +341,13 @@ TEST(SpmvPolicy, MergeIsACandidateOnlyForSkewedRows)
     EXPECT_TRUE(merge_is_candidate(stats(1000000, 10000000, 20, 1.0)));      // cv at the limit
     EXPECT_FALSE(merge_is_candidate(stats(1000, 0, 0, 0.0)));                // no nonzeros
     EXPECT_FALSE(merge_is_candidate(stats(0, 0, 0, 0.0)));
+    // cuSPARSE's CSR kernels timed against auto's pick: ALG1 always, its merge-based ALG2 on
+    // the same skewed rows, nothing without nonzeros.
+    using V = std::vector<Kernel>;
+    EXPECT_EQ(vendor_candidates(stats(1000000, 7000000, 9, 0.13)), V{Kernel::cusparse_csr});
+    EXPECT_EQ(vendor_candidates(stats(1000000, 15000000, 20000, 11.7)),
+              (V{Kernel::cusparse_csr, Kernel::cusparse_csr_alg2}));
+    EXPECT_EQ(vendor_candidates(stats(1000, 0, 0, 0.0)), V{});
 }
 
 TEST(SpmvPolicy, PowerLawRowsGetTheMergeKernelAndStencilsDoNot)
