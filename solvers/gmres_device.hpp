@@ -2,7 +2,7 @@
 // several (distributed/distributed_gmres_gpu.cpp): the basis V and the Gram-Schmidt coefficients
 // in device memory, and the steps on them (CGS twice through blas::mdgm and blas::gemm_rowwise in
 // chunks of 64 columns, MGS through blas::dot and a one-column gemm_rowwise, or the one-reduce
-// CGS2 through blas::gram; norms; x += V y).
+// CGS2 through blas::gram and one two-column gemm_rowwise; norms; x += V y).
 //
 // Every reduction over the rows (a dot product, V^T w) computes this process's share and then
 // calls reduce(d_values, count), which turns the `count` device values at d_values into the
@@ -56,7 +56,7 @@ public:
         : n_(n), ld_(ld), m_(restart), orth_(orth), stream_(stream),
           v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 4),
           ws_(workspace_bytes(n, restart, orth)), host_(2 * static_cast<std::size_t>(restart) + 4),
-          lowsync_(restart)
+          lowsync_(restart), coef_(2 * static_cast<std::size_t>(restart) + 4)
     {
     }
 
@@ -121,9 +121,8 @@ public:
     /// (apply; not in the cycle's last step j = m - 1), G = [V_j, u_{j+1}]^T [u_{j+1}, A u_{j+1}]
     /// by blas::gram in chunks of 64 basis columns, reduced once, copied to the host (one
     /// synchronization); h[0..j + 1] = column j of H (final), column j + 1 := v_{j+1} =
-    /// (u_{j+1} - V_j a) / nu, and column j + 2 := u_{j+2} = (A u_{j+1} - V_{j+1} d) / nu
-    /// (d's last entry copied to the device from pinned memory, in stream order; not when nu
-    /// is 0 or not finite). When the
+    /// (u_{j+1} - V_j a) / nu, and column j + 2 := u_{j+2} = (A u_{j+1} - V_{j+1} d) / nu (not
+    /// when nu is 0 or not finite), both in one pass over the basis (fused_update). When the
     /// Pythagorean norm is inaccurate (LowSyncArnoldi::second_pass) nu is a dot product of the
     /// updated column: one more reduction and synchronization. apply(x, y): y := A x (or M^-1 A
     /// x) for device vectors of this process, enqueued on the stream.
@@ -156,6 +155,12 @@ public:
 
         T* u = col(j + 1);
         double nu = lowsync_.second_pass(j, host_.data(), h);
+        if (ahead && nu > 0.0 && std::isfinite(nu)) {  // the usual step: one fused update
+            lowsync_.finish_column(j, nu, h);
+            const T d_last = lowsync_.next_first_pass(j, host_.data(), nu);
+            fused_update(j, nu, d_last);
+            return;
+        }
         if (nu >= 0.0) {  // u := (u - V_j a) / nu
             if (nu > 0.0 && std::isfinite(nu)) subtract_scaled(j + 1, g, 1.0 / nu, u);
         } else if (!std::isnan(nu)) {  // the Pythagorean norm cancelled: measure it
@@ -169,8 +174,8 @@ public:
         if (!ahead || !(nu > 0.0) || !std::isfinite(nu)) return;
         // Pinned: the copy runs in stream order, no synchronization; the next step's
         // synchronization comes before the value is written again.
-        *d_last_ = lowsync_.next_first_pass(j, host_.data(), nu);
-        KBENCH_CUDA_CHECK(cudaMemcpyAsync(g + kv + j + 1, d_last_.get(), sizeof(T),
+        coef_[0] = lowsync_.next_first_pass(j, host_.data(), nu);
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(g + kv + j + 1, coef_.data(), sizeof(T),
                                           cudaMemcpyHostToDevice, stream_));
         subtract_scaled(j + 2, g + kv, 1.0 / nu, col(j + 2));
     }
@@ -209,6 +214,45 @@ private:
         for (int c0 = 0; c0 < k; c0 += chunk)
             blas::gemm_rowwise<T>(n_, std::min(chunk, k - c0), 1, -f, col(c0), ld_, b + c0,
                                   std::min(chunk, k - c0), c0 == 0 ? f : T(1), w, n_, stream_);
+    }
+
+    /// The two vector updates of a one-reduce step j with nu > 0 and a look-ahead vector, in one
+    /// pass over the basis: with f = 1 / nu, a = G(0:j, 0), d = G(0:j, 1) and d' = d_{j+1},
+    ///   v_{j+1} = f (u - V_j a),  u_{j+2} = f (w - V_j d - d' v_{j+1})
+    ///          = f w - f^2 d' u - V_j (f d - f^2 d' a),
+    /// so [u, w] := [V_j, u, w] C for the (j + 3) x 2 matrix C formed on the host (pinned, copied
+    /// in stream order; the next step's synchronization comes before it is written again) into
+    /// c[0 ..), which G no longer needs. blas::gemm_rowwise writes columns j + 1, j + 2 of V while
+    /// it reads columns 0..j + 2 (each row is read whole before it is written). More than 64
+    /// columns go in chunks, the last 64 (those holding u and w) first, so no chunk reads a column
+    /// that an earlier chunk wrote. Reads the basis once instead of twice (j + 5 vectors of
+    /// traffic instead of 2j + 7).
+    void fused_update(int j, double nu, T d_last)
+    {
+        const int kc = j + 3;
+        const double f = 1.0 / nu;
+        const double fd = f * f * static_cast<double>(d_last);
+        const T* a = host_.data();
+        const T* d = host_.data() + (j + 2);
+        T* C = coef_.data();
+        for (int i = 0; i <= j; ++i) {
+            C[i] = static_cast<T>(-f * static_cast<double>(a[i]));
+            C[kc + i] = static_cast<T>(fd * static_cast<double>(a[i]) -
+                                       f * static_cast<double>(d[i]));
+        }
+        C[j + 1] = static_cast<T>(f);
+        C[j + 2] = T(0);
+        C[kc + j + 1] = static_cast<T>(-fd);
+        C[kc + j + 2] = static_cast<T>(f);
+        T* dc = c_.data();
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(dc, C, sizeof(T) * 2 * kc, cudaMemcpyHostToDevice,
+                                          stream_));
+        const int first = std::max(0, kc - chunk);
+        blas::gemm_rowwise<T>(n_, kc - first, 2, T(1), col(first), ld_, dc + first, kc, T(0),
+                              col(j + 1), ld_, stream_);
+        for (int c0 = 0; c0 < first; c0 += chunk)
+            blas::gemm_rowwise<T>(n_, std::min(chunk, first - c0), 2, T(1), col(c0), ld_,
+                                  dc + c0, kc, T(1), col(j + 1), ld_, stream_);
     }
 
     template <typename Reduce>
@@ -264,7 +308,7 @@ private:
     device_buffer<unsigned char> ws_;
     std::vector<T> host_;  // copy of c
     LowSyncArnoldi<T> lowsync_;
-    pinned_value<T> d_last_;  // cgs2_lowsync: d's last entry, for the device
+    pinned_array<T> coef_;  // cgs2_lowsync: C of fused_update, or d's last entry, for the device
 };
 
 }  // namespace kbench::solvers::detail

@@ -5,6 +5,8 @@
 
 #include <cusolverDn.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <utility>
 
 namespace kbench {
@@ -181,6 +183,26 @@ public:
     T* get() noexcept { return static_cast<T*>(mem_.get()); }
 
 private:
+    detail::unique_handle<void*, detail::free_pinned> mem_;
+};
+
+/// `count` values of trivially copyable T in page-locked host memory (cudaMallocHost), the
+/// source or target of asynchronous copies. Throws kbench::cuda_error when allocating fails.
+template <typename T>
+class pinned_array {
+public:
+    explicit pinned_array(std::size_t count) : count_(count)
+    {
+        void* p = nullptr;
+        KBENCH_CUDA_CHECK(cudaMallocHost(&p, sizeof(T) * std::max<std::size_t>(1, count)));
+        mem_ = detail::unique_handle<void*, detail::free_pinned>(p);
+    }
+    T* data() noexcept { return static_cast<T*>(mem_.get()); }
+    T& operator[](std::size_t i) noexcept { return data()[i]; }
+    std::size_t size() const noexcept { return count_; }
+
+private:
+    std::size_t count_;
     detail::unique_handle<void*, detail::free_pinned> mem_;
 };
 

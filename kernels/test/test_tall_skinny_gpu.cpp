@@ -239,6 +239,44 @@ TYPED_TEST(TallSkinnyGpuTyped, GemmRowwiseInPlaceVTimesQ)
     }
 }
 
+// W made of V's last two columns (the fused update of GMRES's one-reduce CGS2 Arnoldi step,
+// solvers/gmres_device.hpp: [u, w] := [V_j, u, w] C): every row is read whole before any of it
+// is written, so the result is the reference's on the rows as they were.
+TYPED_TEST(TallSkinnyGpuTyped, GemmRowwiseOutputColumnsOfV)
+{
+    KBENCH_REQUIRE_GPU();
+    using T = TypeParam;
+    const cuda_stream stream;
+    for (std::int64_t n : {std::int64_t{31}, std::int64_t{100003}}) {
+        for (int k : {2, 3, 17, 64}) {
+            for (const T beta : {T(0), T(1)}) {
+                SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " beta=" << beta);
+                Matrix<T> V = make_matrix<T>(n, k, n + 5, 8, sentinel<T>);
+                Matrix<T> C = make_matrix<T>(k, 2, k, 9, T(0));
+                T* w = V.ptr() + (k - 2) * V.ld;
+                gemm_rowwise<T>(n, k, 2, T(-0.5), V.ptr(), V.ld, C.ptr(), k, beta, w, V.ld,
+                                stream);
+                const std::vector<T> got = V.device.to_host();
+                std::vector<T> ref = V.host;
+                reference::gemm_rowwise<T>(n, k, 2, T(-0.5), ref.data(), V.ld, C.host.data(), k,
+                                           beta, ref.data() + (k - 2) * V.ld, V.ld);
+                std::vector<double> bound(ref.size(), 0.0);
+                for (int c = 0; c < 2; ++c) {
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        double s = std::abs(double(beta) * double(V.at(i, k - 2 + c)));
+                        for (int p = 0; p < k; ++p)
+                            s += 0.5 * std::abs(double(V.at(i, p)) * double(C.at(p, c)));
+                        bound[static_cast<std::size_t>(i + (k - 2 + c) * V.ld)] =
+                            gamma<T>(k + 3.0) * s;
+                    }
+                }
+                expect_close(got, ref, bound, n, k, V.ld);
+                expect_padding_kept(got, V);
+            }
+        }
+    }
+}
+
 TYPED_TEST(TallSkinnyGpuTyped, GemmRowwiseBetaZeroDoesNotReadW)
 {
     KBENCH_REQUIRE_GPU();
