@@ -33,6 +33,7 @@
 #include "kernels/tall_skinny.hpp"        // blas::max_block_columns
 #include "solvers/block_gmres_cycle.hpp"  // PhaseLog
 #include "solvers/ca_gmres.hpp"
+#include "solvers/cycle_end.hpp"
 #include "solvers/hessenberg.hpp"
 #include "solvers/orthogonalization/small_factor.hpp"
 
@@ -485,20 +486,9 @@ CaGmresResult run_ca_gmres(Backend& be, const CaGmresOptions& o,
         beta = be.log.time("other", sync, [&] { return be.residual(); });
         result.restart_seconds.push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
-        if (failed) break;
-        if (happy && o.timing_mode) {  // nothing left to iterate on
-            stop(SolveStatus::converged, "happy breakdown (A q_j in the basis) in iteration " +
-                                             std::to_string(result.iterations));
+        if (stop_after_cycle(result, failed, happy, o.timing_mode, "A q_j in the basis",
+                             stagnation, beta, previous))
             break;
-        }
-        // A happy breakdown above the tolerance ends the cycle: the next one starts from the
-        // recomputed residual, and stagnation stops a loop without progress.
-        if (!o.timing_mode && stagnation.stalled(beta, previous)) {
-            stop(SolveStatus::stagnation,
-                 "||b - A x||: " + stagnation.detail() + " (last cycle ended at iteration " +
-                     std::to_string(result.iterations) + ")");
-            break;
-        }
     }
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

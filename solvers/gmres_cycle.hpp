@@ -14,6 +14,7 @@
 // Internal header: include only from the solver sources.
 #pragma once
 
+#include "solvers/cycle_end.hpp"
 #include "solvers/gmres.hpp"
 #include "solvers/hessenberg.hpp"
 #include "solvers/restart_length.hpp"
@@ -126,20 +127,9 @@ SolveResult run_gmres(Backend& be, const GmresOptions& o, Hook hook = {})
         ++cycle;
         const double previous = beta;
         beta = be.residual();
-        if (failed) break;
-        if (happy && o.timing_mode) {  // nothing left to iterate on
-            stop(SolveStatus::converged, "happy breakdown (h_{j+1,j} at rounding level) in "
-                                         "iteration " + std::to_string(result.iterations));
+        if (stop_after_cycle(result, failed, happy, o.timing_mode, "h_{j+1,j} at rounding level",
+                             stagnation, beta, previous))
             break;
-        }
-        // Otherwise a happy breakdown above the tolerance just ends the cycle: the next one
-        // starts from the recomputed residual, and stagnation stops a loop without progress.
-        if (!o.timing_mode && stagnation.stalled(beta, previous)) {
-            stop(SolveStatus::stagnation,
-                 "||b - A x||: " + stagnation.detail() + " (last cycle ended at iteration " +
-                     std::to_string(result.iterations) + ")");
-            break;
-        }
     }
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
