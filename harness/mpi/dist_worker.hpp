@@ -1,6 +1,6 @@
 // What the MPI workers (`kbench dist gmres`, `kbench dist mpk`, `kbench dist ca-gmres`) share:
 // finding their matrix-set entry, the distributed SpMV's overlap switch, opening each rank's GPU
-// (and NCCL), and running their body under MPI so that an error on any rank ends every rank
+// (and NCCL), declaring their subcommand, and running their body under MPI so that an error on any rank ends every rank
 // instead of leaving the others waiting in a collective. Needs MPI (built only with it).
 #pragma once
 
@@ -8,9 +8,10 @@
 #include "solvers/distributed/communicator.hpp"
 #include "solvers/distributed/halo_exchange_gpu.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "matrices/csr.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <functional>
@@ -18,10 +19,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-namespace CLI {
-class App;
-}
 
 namespace kbench::harness {
 
@@ -97,5 +94,28 @@ std::vector<T> per_rank(const dist::Communicator& comm, T value)
 /// when it is the one that caught it, and MPI_Abort ends all ranks (exit status non-zero).
 void run_worker(const char* command, const std::string& json_file,
                 const std::function<nlohmann::json(const dist::Communicator&)>& body);
+
+/// Adds the worker subcommand `name` to `dist` ("kbench dist <name>"): the options every worker
+/// has (add_worker_options, into *args) and a callback that calls prepare(*args) (checks and
+/// parses of the worker's own options, before MPI starts; may be empty), then body(comm, *args)
+/// through run_worker, rank 0 writing to args->json. Returns the subcommand, to which the worker
+/// adds its own options. Args derives from WorkerArgs.
+template <typename Args>
+CLI::App* add_worker_subcommand(
+    CLI::App* dist, const std::string& name, const std::string& description,
+    const std::string& partition_help, const std::shared_ptr<Args>& args,
+    std::function<nlohmann::json(const dist::Communicator&, const Args&)> body,
+    std::function<void(Args&)> prepare = {})
+{
+    CLI::App* sub = dist->add_subcommand(name, description);
+    add_worker_options(sub, *args, partition_help);
+    sub->callback([args, body = std::move(body), prepare = std::move(prepare),
+                   command = "kbench dist " + name] {
+        if (prepare) prepare(*args);
+        run_worker(command.c_str(), args->json,
+                   [&](const dist::Communicator& comm) { return body(comm, *args); });
+    });
+    return sub;
+}
 
 }  // namespace kbench::harness

@@ -256,18 +256,15 @@ json run(const dist::Communicator& comm, const CaArgs& o)
 void add_dist_ca_gmres_subcommand(CLI::App* dist)
 {
     auto a = std::make_shared<CaArgs>();
-    auto* sub = dist->add_subcommand(
-        "ca-gmres", "GMRES(m) vs CA-GMRES(s, m) on P ranks (yamazaki2014 Fig. 14): every TSQR "
-                    "that runs on several ranks, per-restart times; rank 0 writes JSON");
-    add_worker_options(sub, *a, "natural (block rows) or kway (METIS)");
+    auto* sub = add_worker_subcommand<CaArgs>(
+        dist, "ca-gmres",
+        "GMRES(m) vs CA-GMRES(s, m) on P ranks (yamazaki2014 Fig. 14): every TSQR that runs on "
+        "several ranks, per-restart times; rank 0 writes JSON",
+        "natural (block rows) or kway (METIS)", a, run);
     sub->add_option("--restart", a->restart, "restart length m")->capture_default_str();
     sub->add_option("--steps", a->steps, "step size s of CA-GMRES(s, m)")->capture_default_str();
     sub->add_option("--repetitions", a->repetitions, "timed solves per row at most (about 0.5 s "
                     "of them, at least 2; median)")->capture_default_str();
-    sub->callback([a] {
-        run_worker("kbench dist ca-gmres", a->json,
-                   [&](const dist::Communicator& comm) { return run(comm, *a); });
-    });
 }
 
 }  // namespace kbench::harness

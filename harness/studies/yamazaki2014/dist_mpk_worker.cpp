@@ -392,10 +392,11 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
 void add_dist_mpk_subcommand(CLI::App* dist)
 {
     auto a = std::make_shared<MpkArgs>();
-    auto* sub = dist->add_subcommand(
-        "mpk", "Matrix powers kernel vs s SpMVs on P ranks (yamazaki2014 Fig. 8): m vectors in "
-               "calls of s steps, total and local-product times; rank 0 writes JSON");
-    add_worker_options(sub, *a, "natural (block rows) or kway (METIS)");
+    auto* sub = add_worker_subcommand<MpkArgs>(
+        dist, "mpk",
+        "Matrix powers kernel vs s SpMVs on P ranks (yamazaki2014 Fig. 8): m vectors in calls of "
+        "s steps, total and local-product times; rank 0 writes JSON",
+        "natural (block rows) or kway (METIS)", a, run);
     sub->add_option("--steps", a->steps, "the step counts s, e.g. 1,2,3,5")
         ->delimiter(',')
         ->capture_default_str();
@@ -403,10 +404,6 @@ void add_dist_mpk_subcommand(CLI::App* dist)
     sub->add_option("--repetitions", a->repetitions, "timed sweeps after the warm-up (median)")
         ->capture_default_str();
     sub->add_flag("!--no-link", a->link, "skip the link measurement");
-    sub->callback([a] {
-        run_worker("kbench dist mpk", a->json,
-                   [&](const dist::Communicator& comm) { return run(comm, *a); });
-    });
 }
 
 }  // namespace kbench::harness

@@ -232,10 +232,15 @@ void add_dist_gmres_subcommand(CLI::App* dist)
     a->gmres.tolerance = defaults.tolerance;
     a->gmres.max_iterations = defaults.max_iterations;
     a->gmres.orth = solvers::parse_arnoldi_orth(defaults.orth);
-    auto* sub = dist->add_subcommand(
-        "gmres", "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; "
-                 "one warm-up, timed solves, one detailed solve; rank 0 writes JSON");
-    add_worker_options(sub, *a, "natural or hypergraph (Zoltan PHG)");
+    auto* sub = add_worker_subcommand<DistArgs>(
+        dist, "gmres",
+        "Jacobi-preconditioned GMRES(m) on P ranks (zianekhodja2014): b = 1, x0 = 0; one "
+        "warm-up, timed solves, one detailed solve; rank 0 writes JSON",
+        "natural or hypergraph (Zoltan PHG)", a, run, [](DistArgs& o) {
+            o.setup.partition = o.partition;
+            o.setup.scheme = dist::parse_halo_scheme(o.scheme);
+            o.gmres.orth = solvers::parse_arnoldi_orth(o.orth);
+        });
     sub->add_option("--target-rows", a->setup.target_rows,
                     "replicate entries: rows of the generated matrix instead of the set's");
     sub->add_option("--rows-per-rank", a->setup.rows_per_rank,
@@ -266,13 +271,6 @@ void add_dist_gmres_subcommand(CLI::App* dist)
     sub->add_flag("--partition-only", a->partition_only,
                   "stop after building and partitioning (with --partition-cache: make the cache "
                   "on a CPU node for a later GPU run); the JSON has the partition fields only");
-    sub->callback([a] {
-        a->setup.partition = a->partition;
-        a->setup.scheme = dist::parse_halo_scheme(a->scheme);
-        a->gmres.orth = solvers::parse_arnoldi_orth(a->orth);
-        run_worker("kbench dist gmres", a->json,
-                   [&](const dist::Communicator& comm) { return run(comm, *a); });
-    });
 }
 
 }  // namespace kbench::harness
