@@ -321,6 +321,13 @@ class DispatcherTest(RenderTestCase):
         other = os.path.join(self.tmp.name, "pkgs", name, "other.py")
         self.assertEqual(render.helper_modules(other, name), [])
 
+    def test_digest_of_a_split_study_names_its_helper(self):
+        found = render.discover()
+        res = kbench_results.load(SYNTHETIC)
+        names = [n for n, _ in render.digest_inputs(SYNTHETIC, res, found["anzt2015/table4"])]
+        self.assertEqual(names[-2:], ["analysis/studies/anzt2015_bicgstab_profile.py",
+                                      "analysis/studies/_anzt2015_bicgstab_common.py"])
+
     def test_id_claimed_twice_is_an_error(self):
         name = self.package("studies_dup", {"one": "RENDERERS = {'x/y': len}\n",
                                             "two": "RENDERERS = {'x/y': len}\n"})
