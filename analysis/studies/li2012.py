@@ -10,7 +10,7 @@ dominant systems, against LAPACK dgbsv on the CPU and cuDSS on the GPU; its tabl
 
 The times against the model (fig4, fig5, fig6, mixed) are li2012_times.py; the code both
 modules share is _li2012_common.py. Entries and context are written by
-harness/studies/li2012/bench_spike.cpp (schema in bench_spike.hpp); li2012's numbers come from
+harness/studies/li2012/bench_spike*.cpp (schema in bench_spike.hpp); li2012's numbers come from
 context.kbench.li2012.paper. Missing entries or values render as "n/a".
 """
 

@@ -7,7 +7,7 @@
   li2012/mixed   the preconditioner in float vs double: time, iterations, speedup.
 
 The tables (table1, table3) are li2012.py; the code both modules share is _li2012_common.py.
-Entries and context are written by harness/studies/li2012/bench_spike.cpp (schema in
+Entries and context are written by harness/studies/li2012/bench_spike*.cpp (schema in
 bench_spike.hpp); li2012's numbers come from context.kbench.li2012.paper. Missing entries or
 values render as "n/a".
 """

@@ -55,7 +55,7 @@ const std::vector<int> gpu_s{1, 2, 4, 8, 16, 32, 64};
 const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
 const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
 const std::vector<int> cpu_restarts{0, 30};
-constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table  // kq of the gamma calibration (a mid-cycle basis)
+constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table
 
 // ------------------------------------------------------------------------------ the sweep
 bool converged(const SolveResult& r) { return r.status == SolveStatus::converged; }

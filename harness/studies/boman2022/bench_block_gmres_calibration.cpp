@@ -29,7 +29,7 @@ namespace kbench::harness::block_gmres_bench {
 
 namespace {
 
-constexpr int gamma_basis_columns = 128;
+constexpr int gamma_basis_columns = 128;  // kq of the gamma calibration (a mid-cycle basis)
 constexpr int lsq_block_steps = 30;  // one cycle of the gamma_lsq calibration (restart 30)
 
 /// The matrix whose GMRES steps measure alpha: 2D convection-diffusion on 16 x 16 (256 rows),
