@@ -1,21 +1,31 @@
 // Helpers shared by the CA-GMRES CPU test files (test_ca_gmres_cpu.cpp,
 // test_ca_gmres_host_pieces.cpp, test_ca_gmres_two_stage_cpu.cpp; one executable,
-// test_ca_gmres_cpu): the convection-diffusion test matrix, a solve with ca_gmres_cpu from x0 = 0
-// and the invariants every result keeps. What the CPU and GPU tests share is in
-// ca_gmres_test_util.hpp.
+// test_ca_gmres_cpu): the names they use unqualified, the convection-diffusion test matrix, a
+// solve with ca_gmres_cpu from x0 = 0 and the invariants every result keeps. What the CPU and GPU
+// tests share is in ca_gmres_test_util.hpp.
 #pragma once
 
+#include "kernels/test/expect_invalid.hpp"
 #include "matrices/csr.hpp"
 #include "matrices/generators.hpp"
 #include "solvers/ca_gmres.hpp"
+#include "solvers/test/gmres_test_matrices.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <vector>
 
 namespace kbench::solvers::test_util {
+
+// The names the CPU test files use unqualified (each file says `using namespace test_util;`).
+using cd = std::complex<double>;
+using test::smooth_rhs;
+using test::unit_rhs;
+using ortho::TsqrMethod;
+using ::kbench::test::expect_invalid;
 
 /// The nx^2-row 2D convection-diffusion matrix of the tests (nonsymmetric).
 inline Csr<double> convection(index_type nx)

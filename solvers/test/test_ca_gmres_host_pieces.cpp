@@ -19,13 +19,7 @@
 namespace kbench::solvers {
 namespace {
 
-using cd = std::complex<double>;
-using test::smooth_rhs;
-using ::kbench::test::expect_invalid;
-using test_util::dense;
-using test_util::ca_options;
-using test_util::convection;
-using test_util::solve;
+using namespace test_util;  // ca_gmres_test_util.hpp, ca_gmres_cpu_test_util.hpp
 
 // ---- host pieces --------------------------------------------------------------------------
 
