@@ -13,7 +13,9 @@ Exit status: 0 on success, 1 for an unreadable or invalid results file, 2 for an
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import os
 import pkgutil
 import sys
@@ -56,22 +58,55 @@ def discover(package: str = "studies") -> Dict[str, Renderer]:
     return dict(sorted(found.items()))
 
 
+def helper_modules(path: str, package: str) -> List[str]:
+    """The helper modules of `package` (those named '_<name>', not '__<name>') that the module
+    at `path` imports, and those they import in turn: their file names ('_<name>.py'), sorted.
+    An import counts in any of its forms: `from ._x import ...`, `from <package>._x import ...`,
+    `from <package> import _x`, `from . import _x`, `import <package>._x`."""
+    found: List[str] = []
+    pending = [path]
+    while pending:
+        with open(pending.pop(), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""),
+                                                   package) if node.level else node.module or ""
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                parent, _, leaf = name.rpartition(".")
+                file = leaf + ".py"
+                if parent == package and leaf.startswith("_") and not leaf.startswith("__") \
+                        and file not in found:
+                    found.append(file)
+                    pending.append(os.path.join(os.path.dirname(path), file))
+    return sorted(found)
+
+
 def digest_inputs(results_path: str, res: kbench_results.Results,
                   renderer: Renderer) -> List[Tuple[str, bytes]]:
     """The named parts of report.render_digest, in this order: "results.json" (the results
     file's bytes), "matrix-order" (the matrix names in the order the loader gave them, one per
     line: the order can come from a manifest outside the file), then the source text of
-    "analysis/render.py", "analysis/report.py", "analysis/kbench_results.py" and
-    "analysis/studies/<module>.py" of the renderer."""
+    "analysis/render.py", "analysis/report.py", "analysis/kbench_results.py",
+    "analysis/studies/<module>.py" of the renderer and "analysis/studies/_<helper>.py" of each
+    helper module it imports (helper_modules, in name order)."""
     def read(path: str) -> bytes:
         with open(path, "rb") as f:
             return f.read()
 
     study = renderer.module.__file__
+    package = renderer.module.__name__.rpartition(".")[0]
     sources = [("analysis/render.py", os.path.join(HERE, "render.py")),
                ("analysis/report.py", report.__file__),
                ("analysis/kbench_results.py", kbench_results.__file__),
                (f"analysis/studies/{os.path.basename(study)}", study)]
+    sources += [(f"analysis/studies/{helper}", os.path.join(os.path.dirname(study), helper))
+                for helper in helper_modules(study, package)]
     return [("results.json", read(results_path)),
             ("matrix-order", "\n".join(res.matrices.index).encode("utf-8")),
             *((name, read(path)) for name, path in sources)]

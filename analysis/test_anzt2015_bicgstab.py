@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of the anzt2015 BiCGSTAB study renderers (analysis/studies/anzt2015_bicgstab.py):
-table1, table4, table5 and fig11 against hand-computed values (unittest, standard library).
+"""Tests of the anzt2015 BiCGSTAB study renderers (analysis/studies/anzt2015_bicgstab.py:
+table5 and fig11; anzt2015_bicgstab_profile.py: table4; anzt2015_traffic.py: table1) against
+hand-computed values (unittest, standard library).
 
 Run: /usr/bin/python3 analysis/test_anzt2015_bicgstab.py   (needs pandas and matplotlib)
 Input: SYNTHETIC documents built below (invented numbers, not measurements).
@@ -460,8 +461,12 @@ class EmptyAndHelpTest(RenderTestCase):
         text = " ".join(out.getvalue().split())
         for item in IDS:
             self.assertIn(item, text)
-        self.assertEqual(render.discover()["anzt2015/fig11"].module.__name__,
-                         "studies.anzt2015_bicgstab")
+        found = render.discover()
+        for item, module in (("anzt2015/table1", "anzt2015_traffic"),
+                             ("anzt2015/table4", "anzt2015_bicgstab_profile"),
+                             ("anzt2015/table5", "anzt2015_bicgstab"),
+                             ("anzt2015/fig11", "anzt2015_bicgstab")):
+            self.assertEqual(found[item].module.__name__, "studies." + module)
 
 
 if __name__ == "__main__":

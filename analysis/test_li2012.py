@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the li2012 renderers (analysis/studies/li2012.py): the synthetic document
+"""Tests of the li2012 renderers (analysis/studies/li2012.py: table1 and table3;
+analysis/studies/li2012_times.py: fig4, fig5, fig6 and mixed): the synthetic document
 analysis/testdata/synthetic_li2012.json (invented numbers, one entry list for all six ids:
 table1 residuals 0.1/d x (1 + 0.1 (seed - 2)) with exact tips and 3x that with li2012's corner
 UL in entries without "signs" (as written before the M-matrix was added: random signs), and
@@ -23,6 +24,7 @@ from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, section,
 
 import render  # noqa: E402
 from studies import li2012 as study  # noqa: E402
+from studies import li2012_times  # noqa: E402
 
 SYNTHETIC_LI2012 = os.path.join(HERE, "testdata", "synthetic_li2012.json")
 IDS = ["li2012/table1", "li2012/table3", "li2012/fig4", "li2012/fig5", "li2012/fig6",
@@ -216,8 +218,9 @@ class CommonTest(Li2012TestCase):
     def test_discovered_by_render(self):
         found = render.discover()
         for item in IDS:
-            self.assertIs(found[item].module, study)
-        self.assertEqual(sorted(study.RENDERERS), sorted(IDS))
+            self.assertIs(found[item].module, study if item in ("li2012/table1", "li2012/table3")
+                          else li2012_times)
+        self.assertEqual(sorted([*study.RENDERERS, *li2012_times.RENDERERS]), sorted(IDS))
 
     def test_empty_and_bare_documents_render_na(self):
         for item in IDS:

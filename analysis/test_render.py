@@ -307,6 +307,27 @@ class DispatcherTest(RenderTestCase):
         self.assertIs(found["b/one"].render, print)
         self.assertEqual(found["a/two"].module.__name__, "studies_ok.a_study")
 
+    def test_digest_covers_the_helper_modules_a_study_imports(self):
+        name = self.package("studies_helped", {
+            "study": "from ._one import f\nfrom studies_helped import _two\nimport os\n"
+                     "RENDERERS = {}\n",
+            "other": "from __future__ import annotations\nRENDERERS = {}\n",
+            "_one": "from studies_helped._three import g\nf = 1\n",
+            "_two": "",
+            "_three": "",
+            "_unused": ""})
+        study = os.path.join(self.tmp.name, "pkgs", name, "study.py")
+        self.assertEqual(render.helper_modules(study, name), ["_one.py", "_three.py", "_two.py"])
+        other = os.path.join(self.tmp.name, "pkgs", name, "other.py")
+        self.assertEqual(render.helper_modules(other, name), [])
+
+    def test_digest_of_a_split_study_names_its_helper(self):
+        found = render.discover()
+        res = kbench_results.load(SYNTHETIC)
+        names = [n for n, _ in render.digest_inputs(SYNTHETIC, res, found["anzt2015/table4"])]
+        self.assertEqual(names[-2:], ["analysis/studies/anzt2015_bicgstab_profile.py",
+                                      "analysis/studies/_anzt2015_bicgstab_common.py"])
+
     def test_id_claimed_twice_is_an_error(self):
         name = self.package("studies_dup", {"one": "RENDERERS = {'x/y': len}\n",
                                             "two": "RENDERERS = {'x/y': len}\n"})

@@ -10,7 +10,7 @@
                   vs 3 MDOT calls: times, savings and the savings curve F(n) of anzt2015 eq. 3,
                   the paper's fit and the refit on this GPU (Fig. 10).
 
-The runner (harness/studies/anzt2015/bench_vector_kernels.cpp) writes its own entries into the
+The runners (harness/studies/anzt2015/bench_vector_kernels*.cpp) write their own entries into the
 file's "benchmarks" list, read here from Results.entries: {name, figure, panel, variant, precision,
 n, k, seconds (median per call), flops, bytes, GFlops, GBps, repetitions, loops, max_rel_error},
 plus "savings" on fig10's merged_sequence entries. Missing entries render as "n/a".

@@ -10,9 +10,9 @@
                       cuBLAS / cuSOLVER and the measured read bandwidth; effective TSQR GFlop/s
                       (DGEQRF + DORGQR flops / time) as in Fig. 11c.
 
-The runners (harness/studies/yamazaki2014/bench_tall_skinny.cpp) write their own entries into
-"benchmarks", read here from Results.entries; the schemas are in
-harness/studies/yamazaki2014/bench_tall_skinny.hpp. Missing entries or values render as "n/a".
+The runners (harness/studies/yamazaki2014/bench_tsqr_quality.cpp: fig10; bench_tall_skinny.cpp:
+fig11) write their own entries into "benchmarks", read here from Results.entries; the schemas are
+in harness/studies/yamazaki2014/bench_tall_skinny.hpp. Missing entries or values render as "n/a".
 """
 
 from __future__ import annotations

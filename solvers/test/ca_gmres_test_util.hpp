@@ -1,6 +1,6 @@
-// Helpers shared by the CA-GMRES tests (test_ca_gmres_cpu.cpp, test_ca_gmres_gpu.cpp): options
-// of one solve, a label for failure messages, a dense copy of a small CSR matrix and the check of
-// a cycle's Arnoldi relation.
+// Helpers shared by the CA-GMRES tests (the test_ca_gmres_cpu executable's files and
+// test_ca_gmres_gpu.cpp): options of one solve, a label for failure messages, a dense copy of a
+// small CSR matrix and the check of a cycle's Arnoldi relation.
 #pragma once
 
 #include "matrices/csr.hpp"

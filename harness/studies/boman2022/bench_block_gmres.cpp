@@ -1,5 +1,8 @@
-// The boman2022 block GMRES study (declarations and results schema in bench_block_gmres.hpp).
+// The boman2022 block GMRES study (declarations and results schema in bench_block_gmres.hpp):
+// the sweep of s x GMRES against BGMRES and pseudo-block GMRES, and the runners. The cost
+// calibration is bench_block_gmres_calibration.cpp; what both use, bench_block_gmres_common.hpp.
 #include "harness/studies/boman2022/bench_block_gmres.hpp"
+#include "harness/studies/boman2022/bench_block_gmres_common.hpp"
 
 #include "harness/core/progress.hpp"
 #include "harness/core/results_json.hpp"
@@ -8,17 +11,12 @@
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"
-#include "matrices/generators.hpp"
 #include "matrices/matrix_set.hpp"
 #include "models/block_gmres_model.hpp"
 #include "solvers/block_gmres.hpp"
 #include "solvers/gmres.hpp"
-#include "solvers/hessenberg.hpp"
 #include "solvers/orthogonalization/gpu_context.hpp"
-#include "solvers/orthogonalization/tsqr_gpu.hpp"
 
-#include <Eigen/Dense>
-#include <Eigen/SparseCore>
 #include <fmt/format.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -28,37 +26,17 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace kbench::harness {
-namespace {
 
-using json = nlohmann::json;
-using solvers::SolveResult;
-using solvers::SolveStatus;
+using namespace block_gmres_bench;
 
-constexpr double tolerance = 1e-8;
-constexpr unsigned rhs_seed = 2022;
-constexpr int iteration_cap = 2000;  // steps per single solve, block steps per block solve
-constexpr int basis_cap = 4096;      // basis vectors of a non-restarted block solve
-constexpr double cpu_budget_seconds = 12.0;  // per matrix and restart on the CPU
-const std::vector<int> gpu_s{1, 2, 4, 8, 16, 32, 64};
-const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
-const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
-const std::vector<int> cpu_restarts{0, 30};
-constexpr int gamma_basis_columns = 128;
-constexpr int lsq_block_steps = 30;  // one cycle of the gamma_lsq calibration (restart 30)
-constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table  // kq of the gamma calibration (a mid-cycle basis)
+namespace block_gmres_bench {
 
-enum class Device { gpu, cpu };
-const char* name(Device d) { return d == Device::gpu ? "gpu" : "cpu"; }
-json restart_json(int r) { return r > 0 ? json(r) : json(nullptr); }
-
-/// n x s uniform [-1, 1) values, column-major, fixed seed.
 std::vector<double> random_block(std::int64_t n, int s)
 {
     std::mt19937_64 gen(rhs_seed);
@@ -68,310 +46,16 @@ std::vector<double> random_block(std::int64_t n, int s)
     return b;
 }
 
-/// One timed solve: its result with `seconds` the median over the repetitions.
-struct Timed {
-    SolveResult result;
-    double seconds = 0.0;
-};
+}  // namespace block_gmres_bench
 
-/// The solvers of one device on one matrix, with the right-hand sides in place.
-class Solvers {
-public:
-    Solvers(Device device, const Csr<double>& a, const std::vector<double>& b, int s_max,
-            const models::SpmvMachine& figures, int repetitions)
-        : device_(device), a_(a), b_(b), n_(a.num_rows), reps_(repetitions)
-    {
-        if (device == Device::gpu) {
-            op_.emplace(a, spmv::Policy{"auto"}, figures);
-            db_ = device_buffer<double>(b);
-            dx_ = device_buffer<double>(static_cast<std::size_t>(n_) * s_max);
-        }
-    }
-    const spmv::SpmvOperator<double>* op() const { return op_ ? &*op_ : nullptr; }
+namespace {
 
-    Timed gmres(int column, int restart)
-    {
-        solvers::GmresOptions o;
-        o.restart = restart > 0 ? restart : iteration_cap;
-        o.max_iterations = iteration_cap;
-        o.tolerance = tolerance;
-        return repeat(reps_, [&] {
-            if (device_ == Device::gpu) {
-                zero_x(1);
-                return solvers::gmres(*op_, db_.data() + column * n_, dx_.data(), o, ctx_.stream);
-            }
-            std::vector<double> bk(b_.begin() + column * n_, b_.begin() + (column + 1) * n_);
-            std::vector<double> x(static_cast<std::size_t>(n_), 0.0);
-            return solvers::gmres_cpu(a_, bk, x, o);
-        });
-    }
-    Timed block(bool pseudo, int s, int restart, int max_block_steps = iteration_cap,
-                bool detailed = false)
-    {
-        solvers::BlockGmresOptions o;
-        o.tolerance = tolerance;
-        o.detailed = detailed;
-        if (restart > 0) {
-            o.restart = restart;
-            o.max_iterations = max_block_steps;
-        } else {  // not restarted: the basis limit bounds the block steps
-            o.max_iterations = std::min(iteration_cap, basis_cap / s);
-            o.restart = o.max_iterations;
-        }
-        return repeat(detailed ? 1 : reps_, [&] {
-            if (device_ == Device::gpu) {
-                zero_x(s);
-                return pseudo ? solvers::pseudo_block_gmres(*op_, s, db_.data(), dx_.data(), o,
-                                                            ctx_.handles())
-                              : solvers::block_gmres(*op_, s, db_.data(), dx_.data(), o,
-                                                     ctx_.handles());
-            }
-            const std::vector<double> bs(b_.begin(), b_.begin() + s * n_);
-            std::vector<double> x(bs.size(), 0.0);
-            return pseudo ? solvers::pseudo_block_gmres_cpu(a_, s, bs, x, o)
-                          : solvers::block_gmres_cpu(a_, s, bs, x, o);
-        });
-    }
-
-private:
-    void zero_x(int s)
-    {
-        KBENCH_CUDA_CHECK(cudaMemsetAsync(dx_.data(), 0, sizeof(double) * n_ * s, ctx_.stream));
-    }
-    template <typename F>
-    Timed repeat(int reps, F&& solve)
-    {
-        Timed t;
-        std::vector<double> seconds;
-        for (int r = 0; r < reps; ++r) {
-            t.result = solve();
-            seconds.push_back(t.result.seconds);
-        }
-        t.seconds = median(seconds);
-        return t;
-    }
-
-    Device device_;
-    const Csr<double>& a_;
-    const std::vector<double>& b_;
-    std::int64_t n_;
-    int reps_;
-    ortho::GpuContext ctx_;
-    std::optional<spmv::SpmvOperator<double>> op_;
-    device_buffer<double> db_, dx_;
-};
-
-// ------------------------------------------------------------------------------ calibration
-/// The matrix whose GMRES steps measure alpha: 2D convection-diffusion on 16 x 16 (256 rows),
-/// so a step's time is its fixed costs (launches, one host round trip), not its data.
-const Csr<double>& latency_matrix()
-{
-    static const Csr<double> a = convection_diffusion(16, 16, 1, 10.0, 5.0, 0.0);
-    return a;
-}
-
-/// alpha: seconds per GMRES step (timing mode, restart 30, 30 steps) on latency_matrix().
-double calibrate_alpha(Device device, const models::SpmvMachine& figures)
-{
-    const Csr<double>& a = latency_matrix();
-    solvers::GmresOptions o;
-    o.restart = 30;
-    o.max_iterations = 30;
-    o.timing_mode = true;
-    std::vector<double> b(static_cast<std::size_t>(a.num_rows), 1.0);
-    std::vector<double> per_step;
-    if (device == Device::gpu) {
-        spmv::SpmvOperator<double> op(a, spmv::Policy{"auto"}, figures);
-        ortho::GpuContext ctx;
-        device_buffer<double> db(b), dx(b.size());
-        for (int r = 0; r < 7; ++r) {
-            KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, sizeof(double) * b.size(), ctx.stream));
-            const SolveResult res = solvers::gmres(op, db.data(), dx.data(), o, ctx.stream);
-            if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
-        }
-    } else {
-        for (int r = 0; r < 7; ++r) {
-            std::vector<double> x(b.size(), 0.0);
-            const SolveResult res = solvers::gmres_cpu(a, b, x, o);
-            if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
-        }
-    }
-    return median(per_step);
-}
-
-/// alpha of the block methods: seconds per block step at s = 1 (restart 30, 30 steps, tolerance
-/// 0) on latency_matrix(): the fixed costs of a step of that method (its launches and host round
-/// trips: BGMRES's TSQR has two, its Hessenberg copy one), which differ from GMRES's.
-double calibrate_block_alpha(Device device, bool pseudo, const models::SpmvMachine& figures)
-{
-    const Csr<double>& a = latency_matrix();
-    solvers::BlockGmresOptions o;
-    o.restart = 30;
-    o.max_iterations = 30;
-    o.tolerance = 0.0;
-    o.stagnation_cycles = 0;
-    const std::vector<double> b(static_cast<std::size_t>(a.num_rows), 1.0);
-    std::vector<double> per_step;
-    std::optional<spmv::SpmvOperator<double>> op;
-    ortho::GpuContext ctx;
-    device_buffer<double> db, dx;
-    if (device == Device::gpu) {
-        op.emplace(a, spmv::Policy{"auto"}, figures);
-        db = device_buffer<double>(b);
-        dx = device_buffer<double>(b.size());
-    }
-    for (int r = 0; r < 7; ++r) {
-        SolveResult res;
-        if (device == Device::gpu) {
-            KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, sizeof(double) * b.size(), ctx.stream));
-            res = pseudo ? solvers::pseudo_block_gmres(*op, 1, db.data(), dx.data(), o,
-                                                       ctx.handles())
-                         : solvers::block_gmres(*op, 1, db.data(), dx.data(), o, ctx.handles());
-        } else {
-            std::vector<double> x(b.size(), 0.0);
-            res = pseudo ? solvers::pseudo_block_gmres_cpu(a, 1, b, x, o)
-                         : solvers::block_gmres_cpu(a, 1, b, x, o);
-        }
-        if (r > 1) per_step.push_back(res.seconds / std::max(1, res.iterations));
-    }
-    return median(per_step);
-}
-
-using EigenCsr = Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, index_type>>;
-EigenCsr eigen_view(const Csr<double>& a)
-{
-    return EigenCsr(a.num_rows, a.num_cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(),
-                    a.values.data());
-}
-
-/// beta: seconds per non-zero of one SpMV of `a` (the operator's kernel on the GPU, Eigen's
-/// row-major product on the CPU threads), so that beta nz is the measured SpMV time.
-double calibrate_beta(Device device, const Csr<double>& a, spmv::SpmvOperator<double>* op)
-{
-    const auto n = static_cast<std::size_t>(a.num_rows);
-    double seconds = 0.0;
-    if (device == Device::gpu) {
-        ortho::GpuContext ctx;
-        device_buffer<double> x(std::vector<double>(n, 1.0)), y(n);
-        seconds = time_events(
-            [&](cudaStream_t s) { op->apply(1.0, x.data(), 0.0, y.data(), s); }, ctx.stream, 3,
-            20);
-    } else {
-        const EigenCsr A = eigen_view(a);
-        const Eigen::VectorXd x = Eigen::VectorXd::Ones(a.num_cols);
-        Eigen::VectorXd y(a.num_rows);
-        seconds = time_wall([&] { y.noalias() = A * x; }, 3, 20);
-    }
-    return seconds / static_cast<double>(a.nnz());
-}
-
-/// gamma(s): seconds per flop of one block CGS pass of an n x s block against a basis of
-/// gamma_basis_columns columns (C = Q^T W and W -= Q C: 4 n kq s flops), measured on the solver's
-/// own kernels (two cuBLAS DGEMMs on the GPU, as BGMRES's block CGS; Eigen on the CPU). s = 1 is
-/// GMRES's shape.
-std::map<int, double> calibrate_gamma(Device device, std::int64_t n, const std::vector<int>& s_values)
-{
-    const int kq = gamma_basis_columns, s_max = s_values.back();
-    std::map<int, double> gamma;
-    const auto flops = [&](int s) { return 4.0 * static_cast<double>(n) * kq * s; };
-    if (device == Device::gpu) {
-        ortho::GpuContext ctx;
-        const std::vector<double> q_host = random_block(n, kq), w_host = random_block(n, s_max);
-        device_buffer<double> q(q_host), w(w_host), c(static_cast<std::size_t>(kq) * s_max);
-        const int rows = static_cast<int>(n);
-        for (int s : s_values) {
-            const double one = 1.0, zero = 0.0, minus_one = -1.0;
-            const double t = time_events(
-                [&](cudaStream_t) {
-                    KBENCH_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_T, CUBLAS_OP_N, kq, s,
-                                                    rows, &one, q.data(), rows, w.data(), rows,
-                                                    &zero, c.data(), kq));
-                    KBENCH_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, s,
-                                                    kq, &minus_one, q.data(), rows, c.data(), kq,
-                                                    &one, w.data(), rows));
-                },
-                ctx.stream, 2, 10);
-            gamma[s] = t / flops(s);
-        }
-    } else {
-        const Eigen::MatrixXd q = Eigen::MatrixXd::Random(n, kq);
-        for (int s : s_values) {
-            Eigen::MatrixXd w = Eigen::MatrixXd::Random(n, s), c(kq, s);
-            const double t = time_wall(
-                [&] {
-                    c.noalias() = q.transpose() * w;
-                    w.noalias() -= q * c;
-                },
-                1, 5);
-            gamma[s] = t / flops(s);
-        }
-    }
-    return gamma;
-}
-
-/// gamma_lsq(s): seconds per flop of the host least squares of block GMRES with block size s
-/// (GMRES's at s = 1), which the CPU and the GPU solvers both run on the host
-/// (solvers/hessenberg.hpp, on the solvers' OpenMP threads): one cycle of lsq_block_steps block
-/// steps (reset, then add_columns of s random, diagonally dominant band Hessenberg columns per
-/// step), its median time over 5 runs divided by models::lsq_flops(s, lsq_block_steps), the
-/// count the model prices. Small s repeat the cycle up to about 1e6 flops per run.
-std::map<int, double> calibrate_gamma_lsq(const std::vector<int>& s_values)
-{
-    std::map<int, double> gamma;
-    for (int s : s_values) {
-        const int m = lsq_block_steps, rows = (m + 1) * s;
-        std::vector<double> h = random_block(rows, m * s);  // column c: rows 0 .. c + s
-        for (int c = 0; c < m * s; ++c) {
-            double* hc = h.data() + static_cast<std::size_t>(c) * rows;
-            std::fill(hc + c + s + 1, hc + rows, 0.0);
-            hc[c] += 4.0;
-        }
-        std::vector<double> S(static_cast<std::size_t>(s) * s, 0.0);
-        for (int k = 0; k < s; ++k) S[static_cast<std::size_t>(k) * s + k] = 1.0;
-        solvers::HessenbergLsq<double> lsq(m, s);
-        const double flops = models::lsq_flops(s, m);
-        const int cycles = std::max(1, static_cast<int>(1e6 / flops));
-        const double t = time_wall(
-            [&] {
-                for (int r = 0; r < cycles; ++r) {
-                    lsq.reset(S.data(), s);
-                    for (int j = 0; j < m; ++j)
-                        if (lsq.add_columns(h.data() + static_cast<std::size_t>(j) * s * rows,
-                                            rows, s) != solvers::HessenbergStatus::ok)
-                            throw std::runtime_error("calibrate_gamma_lsq: a column of the "
-                                                     "test matrix is singular at s = " +
-                                                     std::to_string(s));
-                }
-            },
-            1, 5);
-        gamma[s] = t / (cycles * flops);
-    }
-    return gamma;
-}
-
-/// The calibrated costs of one device and matrix. alpha is per method (kbench's refinement:
-/// boman2022 has one alpha): alpha for a GMRES step, alpha_block for a BGMRES block step,
-/// alpha_pseudo for a pseudo-block step. gamma_lsq (host least squares) is the same for both
-/// devices.
-struct Costs {
-    double alpha = 0.0, alpha_block = 0.0, alpha_pseudo = 0.0, beta = 0.0;
-    std::map<int, double> gamma, gamma_lsq;
-    /// A step's costs: orthogonalization at gamma(s), least squares at gamma_lsq(lsq_s).
-    models::LatencyBandwidthCosts at(double step_alpha, int s, int lsq_s) const
-    {
-        return {step_alpha, beta, gamma.at(s), gamma_lsq.at(lsq_s)};
-    }
-    json to_json() const
-    {
-        const auto by_s = [](const std::map<int, double>& values) {
-            json out = json::object();
-            for (const auto& [s, v] : values) out[std::to_string(s)] = v;
-            return out;
-        };
-        return {{"alpha", alpha}, {"alpha_block", alpha_block}, {"alpha_pseudo", alpha_pseudo},
-                {"beta", beta}, {"gamma", by_s(gamma)}, {"gamma_lsq", by_s(gamma_lsq)}};
-    }
-};
+constexpr double cpu_budget_seconds = 12.0;  // per matrix and restart on the CPU
+const std::vector<int> gpu_s{1, 2, 4, 8, 16, 32, 64};
+const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
+const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
+const std::vector<int> cpu_restarts{0, 30};
+constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table
 
 // ------------------------------------------------------------------------------ the sweep
 bool converged(const SolveResult& r) { return r.status == SolveStatus::converged; }
