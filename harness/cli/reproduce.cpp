@@ -2,6 +2,7 @@
 #include "harness/mpi/mpi_launch.hpp"
 
 #include "harness/core/process.hpp"
+#include "harness/core/progress.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/results_json.hpp"
 #include "kernels/base/device.hpp"
@@ -11,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -202,7 +205,27 @@ void store(const Reproduction& r, const nlohmann::json& doc, const std::string& 
     fmt::print(stderr, "kbench: wrote {}\n", file);
 }
 
+/// context.kbench.run_seconds.total of the results file `file` (how long the run that wrote it
+/// took); NaN when the file, or the field, is not there or the file is not JSON.
+double stored_run_seconds(const std::string& file)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nan("");
+    try {
+        std::ifstream in(file);
+        std::stringstream text;
+        text << in.rdbuf();
+        const nlohmann::json doc = parse_benchmark_json(text.str());
+        const auto p = nlohmann::json::json_pointer("/context/kbench/run_seconds/total");
+        if (doc.contains(p) && doc.at(p).is_number()) return doc.at(p).get<double>();
+    } catch (const std::exception&) {
+    }
+    return std::nan("");
+}
+
 /// Runs `ids` (in that order) on this machine, writes and renders each results document.
+/// Before each id it prints its position, the time so far and an estimate of the time left from
+/// the durations the stored results recorded; each new document records its own duration.
 int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
                 const MachineFacts& facts, Summary& summary)
 {
@@ -214,9 +237,24 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
     std::optional<MachineProfile> machine;  // measured only for ids that use the GPU
     if (gpu && any_gpu_id) machine = measure_machine(&std::cerr);
     std::map<std::string, nlohmann::json> done;  // results of the ids run so far
+    const auto dir_of = [&](const Reproduction& r, const std::string& id) {
+        return results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name,
+                           id);
+    };
+    std::vector<double> last_seconds;  // the stored duration of each id (NaN: none)
+    for (const auto& id : ids)
+        last_seconds.push_back(stored_run_seconds(
+            (fs::path(dir_of(find_reproduction(id), id)) / "results.json").string()));
+    const Progress clock;
     int status = 0;
-    for (const auto& id : ids) {
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+        const std::string& id = ids[k];
         const Reproduction& r = find_reproduction(id);
+        fmt::print(stderr, "kbench: {}\n",
+                   id_progress_line(k + 1, ids.size(), id, clock.elapsed(),
+                                    {last_seconds.begin() + static_cast<std::ptrdiff_t>(k),
+                                     last_seconds.end()}));
+        std::fflush(stderr);
         StudyRun run;
         run.id = id;
         run.source = options.source;
@@ -225,15 +263,18 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
         run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
         const auto from = done.find(r.derive_from);
         if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
+        const double started = clock.elapsed();
         nlohmann::json doc = r.run(run);
+        nlohmann::json& took = doc["context"]["kbench"]["run_seconds"];  // run context
+        if (!took.is_object()) took = nlohmann::json::object();
+        if (!took.contains("total")) took["total"] = clock.elapsed() - started;
         if (shared_gpus() > 0 && r.needs.gpus > 0) {  // not multi-GPU figures: say so
             doc["context"]["kbench"]["shared_gpus"] = shared_gpus();
             fmt::print(stderr, "kbench: warning: KBENCH_SHARE_GPUS={}: {} ran its ranks on the "
                                "visible GPUs shared round-robin (a dry run)\n",
                        shared_gpus(), id);
         }
-        const std::string dir =
-            results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name, id);
+        const std::string dir = dir_of(r, id);
         store(r, doc, dir);
         const std::string file = (fs::path(dir) / "results.json").string();
         const RenderOutcome rendered = render_results(file, id, dir);

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace kbench::harness {
 
@@ -26,5 +28,37 @@ public:
 private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
+
+/// A duration for progress lines: "42 s" below a minute, "3 min 05 s" below an hour, else
+/// "1 h 02 min"; "?" for a negative or non-finite value.
+inline std::string format_duration(double seconds)
+{
+    if (!(seconds >= 0.0) || !std::isfinite(seconds)) return "?";
+    const long s = std::lround(seconds);
+    if (s < 60) return fmt::format("{} s", s);
+    if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+    return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
+}
+
+/// The line `kbench reproduce` prints before id k of n (1-based): "[id k/n] <id> (elapsed <t>,
+/// about <r> left)", r the sum of `remaining`, the durations the last stored run of ids k..n
+/// took (context.kbench.run_seconds.total of their results); "(elapsed <t>, no estimate: j of
+/// the m ids left have no stored duration)" when some are NaN.
+inline std::string id_progress_line(std::size_t k, std::size_t n, const std::string& id,
+                                    double elapsed, const std::vector<double>& remaining)
+{
+    double sum = 0.0;
+    std::size_t unknown = 0;
+    for (const double d : remaining) {
+        if (std::isfinite(d) && d >= 0.0) sum += d;
+        else ++unknown;
+    }
+    const std::string estimate =
+        unknown == 0 ? fmt::format("about {} left", format_duration(sum))
+                     : fmt::format("no estimate: {} of the {} ids left have no stored duration",
+                                   unknown, remaining.size());
+    return fmt::format("[id {}/{}] {} (elapsed {}, {})", k, n, id, format_duration(elapsed),
+                       estimate);
+}
 
 }  // namespace kbench::harness

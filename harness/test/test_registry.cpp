@@ -1,7 +1,9 @@
 #include "harness/core/registry.hpp"
+#include "harness/core/progress.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace kh = kbench::harness;
@@ -67,3 +69,24 @@ TEST(Registry, BenchmarkNamesRoundTrip)
     EXPECT_THROW(kh::parse_spmv_benchmark_name("spmv/sellp/half/fv1"), std::invalid_argument);
     EXPECT_THROW(kh::parse_spmv_benchmark_name("gmres/sellp/double/fv1"), std::invalid_argument);
 }
+
+namespace kbench::harness {
+namespace {
+
+TEST(Progress, DurationsAndTheIdLineWithItsEstimate)
+{
+    EXPECT_EQ(format_duration(0.4), "0 s");
+    EXPECT_EQ(format_duration(42.4), "42 s");
+    EXPECT_EQ(format_duration(185.0), "3 min 05 s");
+    EXPECT_EQ(format_duration(3725.0), "1 h 02 min");
+    EXPECT_EQ(format_duration(-1.0), "?");
+    EXPECT_EQ(format_duration(std::nan("")), "?");
+    EXPECT_EQ(id_progress_line(2, 5, "anzt2015/table3", 65.0, {100.0, 20.0, 5.0, 0.5}),
+              "[id 2/5] anzt2015/table3 (elapsed 1 min 05 s, about 2 min 06 s left)");
+    EXPECT_EQ(id_progress_line(1, 3, "li2012/fig5", 0.0, {100.0, std::nan(""), std::nan("")}),
+              "[id 1/3] li2012/fig5 (elapsed 0 s, no estimate: 2 of the 3 ids left have no "
+              "stored duration)");
+}
+
+}  // namespace
+}  // namespace kbench::harness
