@@ -18,6 +18,7 @@
 #include "kernels/bicgstab_kernels.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/block_reduce.cuh"
 
 #include <algorithm>
@@ -247,6 +248,7 @@ template <typename T>
 void init(std::int64_t n, const T* r, T* r_hat, T* p, T* v, DeviceScalars<T>* sc, void* ws,
           std::size_t ws_bytes, cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::init");
     detail::check_arguments("kbench::bicgstab::init", n,
                             {{"r", r}, {"r_hat", r_hat}, {"p", p}, {"v", v}}, sc);
     check_workspace("kbench::bicgstab::init", n, ws, ws_bytes);
@@ -261,6 +263,7 @@ template <typename T>
 void p_update(std::int64_t n, const T* r, const T* v, T* p, const DeviceScalars<T>* sc,
               cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::p_update");
     detail::check_arguments("kbench::bicgstab::p_update", n, {{"r", r}, {"v", v}, {"p", p}}, sc);
     if (n == 0) return;
     p_update_kernel<T><<<grid_for(n), block_size, 0, s>>>(n, r, v, p, sc);
@@ -271,6 +274,7 @@ template <typename T>
 void alpha_dot(std::int64_t n, const T* r_hat, const T* v, DeviceScalars<T>* sc, void* ws,
                std::size_t ws_bytes, cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::alpha_dot");
     detail::check_arguments("kbench::bicgstab::alpha_dot", n, {{"r_hat", r_hat}, {"v", v}}, sc);
     check_workspace("kbench::bicgstab::alpha_dot", n, ws, ws_bytes);
     alpha_dot_kernel<T><<<grid_for(n), block_size, 0, s>>>(n, r_hat, v, sc, workspace_of(n, ws));
@@ -281,6 +285,7 @@ template <typename T>
 void s_update(std::int64_t n, const T* r, const T* v, T* s_vec, const DeviceScalars<T>* sc,
               cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::s_update");
     detail::check_arguments("kbench::bicgstab::s_update", n,
                             {{"r", r}, {"v", v}, {"s_vec", s_vec}}, sc);
     if (n == 0) return;
@@ -292,6 +297,7 @@ template <typename T>
 void omega_dot(std::int64_t n, const T* t, const T* s_vec, DeviceScalars<T>* sc, void* ws,
                std::size_t ws_bytes, cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::omega_dot");
     detail::check_arguments("kbench::bicgstab::omega_dot", n, {{"t", t}, {"s_vec", s_vec}}, sc);
     check_workspace("kbench::bicgstab::omega_dot", n, ws, ws_bytes);
     omega_dot_kernel<T><<<grid_for(n), block_size, 0, s>>>(n, t, s_vec, sc, workspace_of(n, ws));
@@ -302,6 +308,7 @@ template <typename T>
 void xr_update(std::int64_t n, const T* r_hat, const T* p, const T* s_vec, const T* t, T* x, T* r,
                DeviceScalars<T>* sc, void* ws, std::size_t ws_bytes, cudaStream_t s)
 {
+    KBENCH_NVTX_RANGE("bicgstab::xr_update");
     detail::check_arguments(
         "kbench::bicgstab::xr_update", n,
         {{"r_hat", r_hat}, {"p", p}, {"s_vec", s_vec}, {"t", t}, {"x", x}, {"r", r}}, sc);

@@ -16,6 +16,7 @@
 #include "kernels/dot.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
 
@@ -521,6 +522,7 @@ template <typename T>
 void dot(std::int64_t n, const T* x, const T* y, T* result, void* workspace,
          std::size_t workspace_bytes, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::dot");
     constexpr const char* who = "kbench::blas::dot";
     detail::check_dot_args(who, n, x, y, result);
     check_workspace<T>(who, n, 1, workspace, workspace_bytes);
@@ -532,6 +534,7 @@ template <typename T>
 void mdot(std::int64_t n, int k, const T* const* x, const T* const* y, T* result,
           void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::mdot");
     constexpr const char* who = "kbench::blas::mdot";
     detail::check_mdot_args(who, n, k, x, y, result);
     check_workspace<T>(who, n, k, workspace, workspace_bytes);
@@ -546,6 +549,7 @@ template <typename T>
 void mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* result,
           void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::mdgm");
     constexpr const char* who = "kbench::blas::mdgm";
     detail::check_mdgm_args(who, n, k, V, ld, y, result);
     check_workspace<T>(who, n, k, workspace, workspace_bytes);

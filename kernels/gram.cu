@@ -34,6 +34,7 @@
 #include "kernels/tall_skinny.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
 
@@ -669,6 +670,7 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
           std::int64_t ldw, T* B, int ldb, void* workspace, std::size_t workspace_bytes,
           cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::gram");
     detail::tall_skinny::check_gram(who, n, kv, V, ldv, kw, W, ldw, B, ldb);
     if (kv == 0 || kw == 0) return;
     if (n == 0) {

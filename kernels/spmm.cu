@@ -3,6 +3,7 @@
 #include "kernels/spmm.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/row_dot.cuh"
 #include "kernels/spmv.hpp"
 
@@ -212,6 +213,7 @@ template <typename T>
 void csr_vector(const CsrView<T>& a, T alpha, const T* x, index_type ldx, T beta, T* y,
                 index_type ldy, index_type k, cudaStream_t stream, int subwarp)
 {
+    KBENCH_NVTX_RANGE("spmm::csr_vector");
     check_block(a.num_rows, a.num_cols, ldx, ldy, k, "spmm::csr_vector");
     if (subwarp == 0) subwarp = spmv::choose_csr_subwarp(a);
     if (a.num_rows == 0 || k == 0) return;
@@ -231,6 +233,7 @@ template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, index_type ldx, T beta, T* y,
            index_type ldy, index_type k, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmm::sellp");
     validate_view(a, "spmm::sellp");
     check_block(a.num_rows, a.num_cols, ldx, ldy, k, "spmm::sellp");
     const index_type b = a.slice_height, t = a.threads_per_row;

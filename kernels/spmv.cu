@@ -9,6 +9,7 @@
 #include "kernels/spmv.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/merge_path.hpp"
 #include "kernels/row_dot.cuh"
 
@@ -424,6 +425,7 @@ index_type default_long_row_threshold(std::int64_t num_rows, std::int64_t nnz)
 template <typename T>
 void csr_scalar(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::csr_scalar");
     kbench::detail::check_csr_view(a, "spmv::csr_scalar");
     if (a.num_rows == 0) return;
     const auto blocks = static_cast<unsigned>((std::int64_t{a.num_rows} + scalar_block_size - 1) /
@@ -437,6 +439,7 @@ template <typename T>
 void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream,
                 int subwarp)
 {
+    KBENCH_NVTX_RANGE("spmv::csr_vector");
     kbench::detail::check_csr_view(a, "spmv::csr_vector");
     if (subwarp == 0) subwarp = subwarp_for(a);
     if (a.num_rows == 0) return;
@@ -455,6 +458,7 @@ void csr_vector(const CsrView<T>& a, T alpha, const T* x, T beta, T* y, cudaStre
 template <typename T>
 void sellp(const SellpView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::sellp");
     validate_view(a, "spmv::sellp");
     const index_type b = a.slice_height;
     const index_type t = a.threads_per_row;
@@ -479,6 +483,7 @@ template <typename T>
 void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y,
                   cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::csr_adaptive");
     kbench::detail::check_csr_view(a.csr, "spmv::csr_adaptive");
     if ((a.num_blocks > 0 && a.blocks == nullptr) ||
         (a.num_long_rows > 0 && a.long_rows == nullptr) || a.num_blocks < 0 ||
@@ -504,6 +509,7 @@ void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y
 template <typename T>
 void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::csr_merge");
     kbench::detail::check_csr_view(a.csr, "spmv::csr_merge");
     const std::int64_t length = std::int64_t{a.csr.num_rows} + a.csr.nnz;
     const std::int64_t tiles = (length + merge_tile - 1) / merge_tile;

@@ -2,6 +2,8 @@
 // kernels/spmv_cusparse.hpp).
 #include "kernels/spmv_cusparse.hpp"
 
+#include "kernels/base/nvtx.hpp"
+
 #include "matrices/sellp.hpp"
 
 #include <algorithm>
@@ -121,6 +123,7 @@ CusparseSpmv<T>::~CusparseSpmv() = default;
 template <typename T>
 void CusparseSpmv<T>::run(T alpha, const T* x, T beta, T* y, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::cusparse_run");
     State& st = *state_;
     KBENCH_CUSPARSE_CHECK(cusparseDnVecSetValues(st.vec_x, const_cast<T*>(x)));
     KBENCH_CUSPARSE_CHECK(cusparseDnVecSetValues(st.vec_y, y));
@@ -134,6 +137,7 @@ template <typename T>
 void CusparseSpmv<T>::run_block(T alpha, const T* x, index_type ldx, T beta, T* y,
                                 index_type ldy, index_type k, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("spmv::cusparse_run_block");
     State& st = *state_;
     if (k < 0 || ldx < std::max<index_type>(st.num_cols, 1) ||
         ldy < std::max<index_type>(st.num_rows, 1))

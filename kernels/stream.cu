@@ -7,6 +7,7 @@
 #include "kernels/stream.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -160,6 +161,7 @@ std::size_t read_workspace_size(std::size_t n) { return sum_blocks(n); }
 template <typename T>
 void copy(const T* a, T* b, std::size_t n, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("stream::copy");
     if (n == 0) return;
     using V = typename vec16<T>::type;
     constexpr int w = vec16<T>::width;
@@ -183,6 +185,7 @@ void copy(const T* a, T* b, std::size_t n, cudaStream_t stream)
 template <typename T>
 void triad(const T* a, const T* b, T* c, T scalar, std::size_t n, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("stream::triad");
     if (n == 0) return;
     using V = typename vec16<T>::type;
     constexpr int w = vec16<T>::width;
@@ -208,6 +211,7 @@ void triad(const T* a, const T* b, T* c, T scalar, std::size_t n, cudaStream_t s
 template <typename T>
 void read_sum(const T* a, std::size_t n, T* sum, T* workspace, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("stream::read_sum");
     const std::size_t blocks = std::min<std::size_t>(sum_blocks(n), grid_for(n));
     if (blocks > 0) {
         if (aligned16(a)) {

@@ -24,6 +24,7 @@
 #include "kernels/tall_skinny.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/block_reduce.cuh"
 
 #include <algorithm>
@@ -490,6 +491,7 @@ template <typename T>
 void gemv_t_per_column(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* r,
                        cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::gemv_t_per_column");
     checks::check_gemv_t("kbench::blas::gemv_t_per_column", n, k, V, ld, y, r);
     if (k == 0) return;
     if (n == 0) {
@@ -504,6 +506,7 @@ template <typename T>
 void gemm_rowwise(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
                   const T* B, int ldb, T beta, T* W, std::int64_t ldw, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::gemm_rowwise");
     checks::check_gemm_rowwise("kbench::blas::gemm_rowwise", n, kv, kw, V, ldv, B, ldb, W, ldw);
     if (n == 0 || kw == 0) return;
     with_padded_columns(kv, [&](auto padded) {
@@ -522,6 +525,7 @@ template <typename T>
 void trsm_right_upper(std::int64_t n, int k, T* V, std::int64_t ld, const T* R, int ldr,
                       cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::trsm_right_upper");
     checks::check_trsm("kbench::blas::trsm_right_upper", n, k, V, ld, R, ldr);
     if (n == 0 || k == 0) return;
     with_padded_columns(k, [&](auto padded) {
@@ -545,6 +549,7 @@ void gram_batched(cublasHandle_t handle, std::int64_t n, int kv, const T* V, std
                   int kw, const T* W, std::int64_t ldw, T* B, int ldb, std::int64_t h,
                   void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("blas::gram_batched");
     constexpr const char* who = "kbench::blas::gram_batched";
     constexpr int value_bytes = static_cast<int>(sizeof(T));
     checks::check_gram(who, n, kv, V, ldv, kw, W, ldw, B, ldb);

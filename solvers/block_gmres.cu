@@ -7,6 +7,7 @@
 #include "solvers/block_gmres_cycle.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/tall_skinny.hpp"
@@ -302,6 +303,7 @@ template <typename T>
 SolveResult block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X,
                         const BlockGmresOptions& options, const ortho::GpuHandles& handles)
 {
+    KBENCH_NVTX_RANGE("solvers::block_gmres");
     check_gpu_input("block_gmres", a, s, B, X, options);
     GpuBackend<T> be(a, s, B, X, detail::restart_length(options), options.tsqr, handles);
     return detail::run_block_gmres<T>(be, options);
@@ -312,6 +314,7 @@ SolveResult pseudo_block_gmres(spmv::SpmvOperator<T>& a, int s, const T* B, T* X
                                const BlockGmresOptions& options,
                                const ortho::GpuHandles& handles)
 {
+    KBENCH_NVTX_RANGE("solvers::pseudo_block_gmres");
     check_gpu_input("pseudo_block_gmres", a, s, B, X, options);
     GpuBackend<T> be(a, s, B, X, detail::restart_length(options), options.tsqr, handles);
     return detail::run_pseudo_block_gmres<T>(be, options);

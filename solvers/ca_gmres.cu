@@ -5,6 +5,7 @@
 #include "solvers/ca_gmres_cycle.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
@@ -271,6 +272,7 @@ template <typename T>
 CaGmresResult run_gpu(spmv::SpmvOperator<T>& a, const T* b, T* x, const CaGmresOptions& o,
                       const ortho::GpuHandles& handles, const detail::CaCycleObserver<T>* observer)
 {
+    KBENCH_NVTX_RANGE("solvers::ca_gmres");
     detail::check_ca_gmres_options("ca_gmres", a.num_rows(), a.num_cols(), o);
     if (b == nullptr || x == nullptr)
         invalid("ca_gmres", std::string{b == nullptr ? "b" : "x"} +

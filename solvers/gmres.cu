@@ -6,6 +6,7 @@
 #include "solvers/gmres_device.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/nvtx.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -62,6 +63,7 @@ template <typename T>
 SolveResult gmres(spmv::SpmvOperator<T>& a, const T* b, T* x, const GmresOptions& options,
                   cudaStream_t stream)
 {
+    KBENCH_NVTX_RANGE("solvers::gmres");
     detail::check_gmres_options("gmres", a.num_rows(), a.num_cols(), options);
     GpuBackend<T> be(a, b, x, detail::restart_length(options), options.orth, stream);
     return detail::run_gmres<T>(be, options);
@@ -72,6 +74,7 @@ template <typename T>
 SolveResult gmres_observed(spmv::SpmvOperator<T>& a, const T* b, T* x, const GmresOptions& options,
                            cudaStream_t stream, const GmresCycleObserver<T>& observer)
 {
+    KBENCH_NVTX_RANGE("solvers::gmres");
     check_gmres_options("gmres", a.num_rows(), a.num_cols(), options);
     GpuBackend<T> be(a, b, x, restart_length(options), options.orth, stream);
     std::vector<T> v;

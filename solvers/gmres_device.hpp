@@ -16,6 +16,7 @@
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/tall_skinny.hpp"
 #include "solvers/gmres.hpp"
@@ -88,6 +89,7 @@ public:
     template <typename Reduce>
     void orthogonalize(int j, std::vector<T>& h, Reduce&& reduce)
     {
+        KBENCH_NVTX_RANGE("gmres::arnoldi_step");
         if (orth_ == ArnoldiOrth::cgs2_lowsync)
             throw std::logic_error("DeviceArnoldi::orthogonalize: cgs2_lowsync multiplies one "
                                    "vector ahead, call orthogonalize_lowsync");
@@ -129,6 +131,7 @@ public:
     template <typename Apply, typename Reduce>
     void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
     {
+        KBENCH_NVTX_RANGE("gmres::arnoldi_step_lowsync");
         T* g = c_.data();
         if (j == 0) {  // the first CGS pass of A v_0
             apply(col(0), col(1));
