@@ -21,8 +21,9 @@ The tolerance is relative to ||b|| in both (x0 = 0); newer SciPy names it rtol, 
 both are handled. The right-hand side: "ones" is b = A * ones (kbench solve bicgstab's), "random"
 uniform [-1, 1) from numpy's default generator seeded with 2022.
 
-Exit status 2 with a message naming the module when the backend is not installed (CuPy is an
-optional dependency: the GPU image has it, CI does not).
+Exit status 2 when the backend is not installed (CuPy is an optional dependency: the GPU image
+has it, CI does not) or has no such solver (CuPy has no bicgstab): a message naming the module on
+stderr, and {"skipped": <the same reason>} on stdout for kbench's results entry.
 """
 
 from __future__ import annotations
@@ -188,6 +189,7 @@ def main(argv: List[str]) -> int:
                      args.max_steps, args.rhs, args.repetitions)
     except BackendMissing as e:
         print(f"peer_solvers.py: {e}", file=sys.stderr)
+        print(json.dumps({"skipped": str(e)}))  # the reason, for kbench's entry
         return 2
     except (ValueError, OSError) as e:
         print(f"peer_solvers.py: error: {e}", file=sys.stderr)

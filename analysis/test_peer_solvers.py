@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import sys
 import tempfile
@@ -96,11 +97,12 @@ class MissingBackend(unittest.TestCase):
             self.skipTest("CuPy is installed here: nothing missing")
         except ImportError:
             pass
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
             status = peers.main(["--matrix", "/nonexistent.mtx", "--backend", "cupy"])
         self.assertEqual(status, 2)
         self.assertIn("cupy", err.getvalue().lower())
+        self.assertIn("cupy", json.loads(out.getvalue())["skipped"].lower())
 
 
 if __name__ == "__main__":

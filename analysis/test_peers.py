@@ -1,6 +1,8 @@
-"""Tests of analysis/studies/peers.py (peers/gmres): a fixture results file with two matrices,
+"""Tests of analysis/studies/peers.py: peers/gmres, a fixture results file with two matrices,
 kbench's two orthogonalizations, CuPy and SciPy (one skipped), rendered; the speedups over each
-peer, the summary against issue 28's 1.5x goal and the skipped peer's reason are checked."""
+peer, the summary against issue 28's 1.5x goal and the skipped peer's reason are checked.
+peers/bicgstab: kbench's merged and graph forms against SciPy (CuPy skipped: no bicgstab), the
+graph form against the fastest peer."""
 
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ import kbench_results  # noqa: E402
 from studies import peers  # noqa: E402
 
 
-def entry(matrix, key, label, device, steps, seconds, **extra):
-    e = {"name": f"gmres/{matrix}/{key}", "figure": "gmres", "matrix": matrix, "n": 1000000,
+def entry(matrix, key, label, device, steps, seconds, figure="gmres", **extra):
+    e = {"name": f"{figure}/{matrix}/{key}", "figure": figure, "matrix": matrix, "n": 1000000,
          "nnz": 5000000, "key": key, "implementation": label, "device": device, "restart": 30,
          "tolerance": 1e-8, "steps": steps, "seconds": seconds,
          "seconds_per_step": seconds / steps, "true_residual": 9e-9, "status": "converged"}
@@ -69,6 +71,45 @@ class RenderGmres(unittest.TestCase):
         self.assertRegex(text, r"\| B \| n/a \| n/a \|")
         self.assertIn("1 of 1 matrices per step", text)
         self.assertIn("- a note", text)
+
+
+def bicgstab_fixture():
+    es = []
+    for m, (merged, graph, scipy) in {"A": (0.050, 0.040, 8.0), "B": (0.30, 0.40, 0.2)}.items():
+        es += [entry(m, "kbench_merged", "kbench BiCGSTAB merged", "gpu", 200, merged,
+                     figure="bicgstab"),
+               entry(m, "kbench_graph", "kbench BiCGSTAB graph", "gpu", 200, graph,
+                     figure="bicgstab"),
+               {"name": f"bicgstab/{m}/cupy", "figure": "bicgstab", "matrix": m, "key": "cupy",
+                "implementation": "CuPy bicgstab", "device": "gpu",
+                "skipped": "cupy 14.2.0 has no bicgstab"},
+               entry(m, "scipy", "SciPy bicgstab", "cpu", 210, scipy, figure="bicgstab",
+                     version="scipy 1.10.1")]
+    ctx = {"kbench_schema_version": 1,
+           "kbench": {"id": "peers/bicgstab", "peers": {"solver": "bicgstab", "tolerance": 1e-8,
+                                                        "max_steps": 500, "notes": []}}}
+    return {"context": ctx, "benchmarks": es}
+
+
+class RenderBicgstab(unittest.TestCase):
+    def test_graph_form_against_the_fastest_peer(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "results.json")
+            with open(path, "w") as f:
+                json.dump(bicgstab_fixture(), f)
+            written = peers.render_bicgstab(kbench_results.load(path), d)
+            self.assertTrue(any(w.endswith("table.md") for w in written))
+            with open(os.path.join(d, "table.md")) as f:
+                text = f.read()
+        self.assertIn("at most 500 iterations", text)
+        self.assertIn("| implementation | device | iterations | us / iteration |", text)
+        self.assertIn("cupy 14.2.0 has no bicgstab", text)
+        # A: SciPy 8.0 s over the graph form's 0.040 s -> 200x; per iteration
+        # (8.0 / 210) / (0.040 / 200) = 190.
+        self.assertIn("| A | SciPy bicgstab | 200 | 190 |", text)
+        # B: the graph form (0.40 s) is slower than SciPy (0.2 s): 0.500x.
+        self.assertIn("| B | SciPy bicgstab | 0.500 |", text)
+        self.assertIn("faster to solution on 1 of 2 matrices", text)
 
 
 if __name__ == "__main__":

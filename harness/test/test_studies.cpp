@@ -59,7 +59,10 @@ TEST(Catalogue, HoldsEveryIdOfFiguresMdInOrder)
     ASSERT_EQ(ids.size(), 33u);
     EXPECT_EQ(ids.front(), "anzt2015/table2");
     EXPECT_EQ(ids.back(), "li2012/mixed");
-    EXPECT_EQ(kh::catalogue_ids().back(), "peers/gmres");
+    const auto all = kh::catalogue_ids();  // kbench's own ids after the papers'
+    ASSERT_GE(all.size(), 2u);
+    EXPECT_EQ(all[all.size() - 2], "peers/gmres");
+    EXPECT_EQ(all.back(), "peers/bicgstab");
     for (const auto& e : kh::catalogue()) EXPECT_FALSE(e.title.empty()) << e.id;
     // Against the catalogue itself when it is next to the source tree.
     std::ifstream md(std::string(KBENCH_SOURCE_DIR) + "/../shared/FIGURES.md");

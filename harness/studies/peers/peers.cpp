@@ -12,6 +12,10 @@ const StudyRegistrar registrar{
      "peers: kbench GMRES(30) on one GPU (CGS2, low-sync CGS2) vs CuPy's gmres (GPU) and "
      "SciPy's (CPU): Arnoldi steps, time per step, time to the tolerance, true residual",
      "peers", StudyNeeds{1, false, false}, "", run_peers_gmres_study},
+    {"peers/bicgstab",
+     "peers: kbench BiCGSTAB on one GPU (merged and graph forms) vs SciPy's bicgstab (CPU; CuPy "
+     "has none): iterations, time per iteration, time to the tolerance, true residual",
+     "peers", StudyNeeds{1, false, false}, "", run_peers_bicgstab_study},
 };
 
 }  // namespace
