@@ -117,6 +117,8 @@ namespace {
 /// What a reproduce did, id by id (printed at its end).
 struct Summary {
     int ran = 0, rendered = 0, skipped = 0, failed = 0, files_written = 0;
+    std::vector<std::string> ran_ids;
+    std::vector<std::pair<std::string, std::string>> skipped_ids, failed_ids;  // id, why
 };
 
 std::vector<std::string> selected_ids(const std::vector<std::string>& names)
@@ -160,6 +162,8 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
             fmt::print(stderr, "kbench: no stored results for {} (looked for {}/*/{}/results.json)\n",
                        id, options.results_root, id);
             ++summary.skipped;
+            summary.skipped_ids.emplace_back(id, "not run here (" + reason +
+                                                     ") and no stored results");
         }
         bool id_failed = false;
         for (std::size_t i = 0; i < files.size(); ++i) {
@@ -172,6 +176,8 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
                 id_failed = true;
                 fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
                            r.exit_code, file);
+                summary.failed_ids.emplace_back(
+                    id, fmt::format("render.py failed (exit {}) for {}", r.exit_code, file));
             }
         }
         if (!files.empty()) ++(id_failed ? summary.failed : summary.rendered);
@@ -284,8 +290,12 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
                        rendered.exit_code, file);
             status = 1;
             ++summary.failed;
+            summary.failed_ids.emplace_back(
+                id, fmt::format("ran, but render.py failed (exit {}) for {}", rendered.exit_code,
+                                file));
         } else {
             ++summary.ran;
+            summary.ran_ids.push_back(id);
         }
         const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
             return find_reproduction(other).derive_from == id;
@@ -326,6 +336,7 @@ int run_reproduce(const ReproduceOptions& options)
         if (group == unmet.end()) group = unmet.insert(unmet.end(), {reason, {}});
         group->second.push_back(id);
     }
+    const Progress clock;
     int status = 0;
     Summary summary;
     for (const auto& [reason, ids] : unmet) {
@@ -340,6 +351,13 @@ int run_reproduce(const ReproduceOptions& options)
                order.size(), order.size() == 1 ? "" : "s", summary.ran, summary.rendered,
                summary.files_written, summary.files_written == 1 ? "" : "s", summary.skipped,
                summary.failed);
+    if (!summary.ran_ids.empty())
+        fmt::print(stderr, "kbench:   ran: {} (the whole command took {})\n",
+                   join(summary.ran_ids), format_duration(clock.elapsed()));
+    for (const auto& [id, why] : summary.skipped_ids)
+        fmt::print(stderr, "kbench:   skipped: {}: {}\n", id, why);
+    for (const auto& [id, why] : summary.failed_ids)
+        fmt::print(stderr, "kbench:   failed: {}: {}\n", id, why);
     return status;
 }
 

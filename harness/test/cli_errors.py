@@ -164,6 +164,11 @@ class Errors(unittest.TestCase):
         self.assertNotIn("table.md", out)
         self.assertRegex(out, r"summary: 1 id: 0 ran, 1 rendered from stored results "
                               r"\(0 files changed\), 0 skipped, 0 failed")
+        # An id that cannot run here and has nothing stored is listed with the reason.
+        rc, out = run([KBENCH, "reproduce", "anzt2015/table2", "anzt2015/fig7",
+                       "--results-dir", root])
+        self.assertRegex(out, r"1 skipped, 0 failed")
+        self.assertRegex(out, r"skipped: anzt2015/fig7: not run here \(.+\) and no stored results")
 
 
 if __name__ == "__main__":
