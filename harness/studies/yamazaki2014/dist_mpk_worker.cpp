@@ -256,7 +256,10 @@ json run(const dist::Communicator& comm, const MpkArgs& o)
         products();  // warm-up
         sync();
         std::optional<cuda_event> start, stop;
-        if (gpu) start.emplace(), stop.emplace();
+        if (gpu) {
+            start.emplace();
+            stop.emplace();
+        }
         for (int r = 0; r < std::max(o.repetitions, 5); ++r) {
             const auto t1 = std::chrono::steady_clock::now();
             if (gpu) start->record(st);
