@@ -21,6 +21,11 @@
 #include <regex>
 #include <stdexcept>
 
+// OpenBLAS's thread count (weak: absent when the BLAS is another library). Belos's dense kernels
+// (Epetra's multivector products) go through the system BLAS, which on Debian is OpenBLAS with
+// one thread per core unless told otherwise.
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
 namespace kbench::harness {
 namespace {
 
@@ -42,7 +47,7 @@ struct Args {
     double tolerance = 1e-8;
     int max_iterations = 2000;
     int basis_cap = 4096;  // basis vectors of a non-restarted solve, as boman2022/speedup
-    int threads = 1;       // OpenMP threads of kbench's CPU solvers (Belos runs on one core)
+    int threads = 1;       // threads of kbench's CPU solvers (OpenMP) and of Belos's BLAS
 };
 
 void run_peers_belos(const Args& a)
@@ -56,6 +61,8 @@ void run_peers_belos(const Args& a)
 #ifdef _OPENMP
     omp_set_num_threads(a.threads);
 #endif
+    // Belos's dense products run on the same number of threads as kbench's solvers.
+    if (openblas_set_num_threads != nullptr) openblas_set_num_threads(a.threads);
     const MatrixSet set = load_source_set(a.source);
     json doc = make_results_document(kbench_context("peers/belos", a.source, set, nullptr, false));
     doc["context"]["kbench"]["peers"] = {
@@ -185,7 +192,8 @@ void add_peers_command(CLI::App& app)
         ->capture_default_str()
         ->check(CLI::Range(1, 1000000));
     sub->add_option("--threads", a->threads,
-                    "OpenMP threads of kbench's CPU solvers (Belos on Epetra runs on one core)")
+                    "threads of kbench's CPU solvers (OpenMP) and of the BLAS (OpenBLAS) that "
+                    "Belos's dense products on Epetra use")
         ->capture_default_str()
         ->check(CLI::Range(1, 4096));
     sub->add_option("--json", a->json_out, "write the results JSON to FILE");
