@@ -38,17 +38,11 @@ def family_entries(res: kbench_results.Results, figure: str) -> Dict[str, Dict[s
     return out
 
 
-def gmres_entries(res: kbench_results.Results) -> Dict[str, Dict[str, Dict[str, Any]]]:
-    """matrix -> key -> entry of peers/gmres."""
-    return family_entries(res, "gmres")
-
-
 def ran(e: Optional[Dict[str, Any]]) -> bool:
     return e is not None and "skipped" not in e and not missing(e.get("seconds"))
 
 
-def best_kbench(by_key: Dict[str, Dict[str, Any]], field: str,
-                ours=FAMILIES["gmres"]["ours"]) -> Optional[Dict[str, Any]]:
+def best_kbench(by_key: Dict[str, Dict[str, Any]], field: str, ours) -> Optional[Dict[str, Any]]:
     """The kbench entry (keys `ours`) with the least `field` (seconds or seconds_per_step)."""
     cands = [by_key[k] for k in ours if ran(by_key.get(k)) and not missing(by_key[k].get(field))]
     return min(cands, key=lambda e: e[field]) if cands else None
@@ -61,8 +55,9 @@ def speedup(peer: Optional[Dict[str, Any]], ours: Optional[Dict[str, Any]], fiel
     return peer[field] / ours[field] if ours[field] > 0 else None
 
 
-def family_tables(res: kbench_results.Results, figure: str) -> str:
-    """The header, the limits, the notes and one table per matrix of one family."""
+def family_tables(res: kbench_results.Results, figure: str,
+                  by_matrix: Dict[str, Dict[str, Dict[str, Any]]]) -> str:
+    """The header, the limits, the notes and one table per matrix (by_matrix: family_entries)."""
     fam = FAMILIES[figure]
     ctx = res.context.get("kbench", {}).get("peers", {})
     text = header_block(res.context, fam["title"])
@@ -77,7 +72,7 @@ def family_tables(res: kbench_results.Results, figure: str) -> str:
     text += "\n"
     step = fam["step"]
     steps_header = "Arnoldi steps" if figure == "gmres" else "iterations"
-    for matrix, by_key in family_entries(res, figure).items():
+    for matrix, by_key in by_matrix.items():
         first = next(iter(by_key.values()))
         text += f"\n### {matrix} (n = {first.get('n', NA):,}, nnz = {first.get('nnz', NA):,})\n\n"
         ours_step = best_kbench(by_key, "seconds_per_step", fam["ours"])
@@ -127,13 +122,16 @@ def bar_figure(by_matrix: Dict[str, Dict[str, Dict[str, Any]]], keys, ylabel: st
 
 
 def render_gmres(res: kbench_results.Results, out_dir: str) -> List[str]:
-    by_matrix = gmres_entries(res)
-    text = family_tables(res, "gmres")
+    by_matrix = family_entries(res, "gmres")
+    text = family_tables(res, "gmres", by_matrix)
+    ours = FAMILIES["gmres"]["ours"]
     summary = []
     for matrix, by_key in by_matrix.items():
         cupy = by_key.get("cupy")
-        summary.append((matrix, speedup(cupy, best_kbench(by_key, "seconds_per_step"), "seconds_per_step"),
-                        speedup(cupy, best_kbench(by_key, "seconds"), "seconds")))
+        summary.append((matrix,
+                        speedup(cupy, best_kbench(by_key, "seconds_per_step", ours),
+                                "seconds_per_step"),
+                        speedup(cupy, best_kbench(by_key, "seconds", ours), "seconds")))
     text += "\n### kbench (its faster orthogonalization) over CuPy\n\n"
     text += markdown_table(
         ["matrix", "per Arnoldi step", "to solution (or to the step limit)"],
@@ -153,17 +151,17 @@ def render_bicgstab(res: kbench_results.Results, out_dir: str) -> List[str]:
     """peers/bicgstab: the tables, then kbench's graph form against the fastest peer that ran
     on each matrix, to the tolerance (issue 28: faster than anything CuPy or SciPy offer)."""
     by_matrix = family_entries(res, "bicgstab")
-    text = family_tables(res, "bicgstab")
+    text = family_tables(res, "bicgstab", by_matrix)
     rows, ratios = [], []
     for matrix, by_key in by_matrix.items():
-        graph = by_key.get("kbench_graph")
+        graph = by_key.get("kbench_graph") if ran(by_key.get("kbench_graph")) else None
         peers_ran = [by_key[k] for k in PEERS if ran(by_key.get(k))]
         fastest = min(peers_ran, key=lambda e: e["seconds"]) if peers_ran else None
-        r = speedup(fastest, graph if ran(graph) else None, "seconds")
+        r = speedup(fastest, graph, "seconds")
         if r is not None:
             ratios.append(r)
         rows.append([matrix, fastest.get("implementation", NA) if fastest else NA, fmt(r),
-                     fmt(speedup(fastest, graph if ran(graph) else None, "seconds_per_step"))])
+                     fmt(speedup(fastest, graph, "seconds_per_step"))])
     text += "\n### kbench BiCGSTAB (graph form) over the fastest peer\n\n"
     text += markdown_table(["matrix", "fastest peer", "to solution (or to the iteration limit)",
                             "per iteration"], rows)

@@ -215,18 +215,12 @@ void store(const Reproduction& r, const nlohmann::json& doc, const std::string& 
 /// took); NaN when the file, or the field, is not there or the file is not JSON.
 double stored_run_seconds(const std::string& file)
 {
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return std::nan("");
-    try {
-        std::ifstream in(file);
-        std::stringstream text;
-        text << in.rdbuf();
-        const nlohmann::json doc = parse_benchmark_json(text.str());
-        const auto p = nlohmann::json::json_pointer("/context/kbench/run_seconds/total");
-        if (doc.contains(p) && doc.at(p).is_number()) return doc.at(p).get<double>();
-    } catch (const std::exception&) {
-    }
-    return std::nan("");
+    std::ifstream in(file);
+    if (!in) return std::nan("");
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    const auto p = nlohmann::json::json_pointer("/context/kbench/run_seconds/total");
+    return doc.is_object() && doc.contains(p) && doc.at(p).is_number() ? doc.at(p).get<double>()
+                                                                       : std::nan("");
 }
 
 /// Runs `ids` (in that order) on this machine, writes and renders each results document.
