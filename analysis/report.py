@@ -105,6 +105,22 @@ def gpu_title(context: dict) -> str:
     return context.get("kbench", {}).get("gpu", {}).get("name", "unknown GPU")
 
 
+def l2_cache_bytes(context: dict) -> float:
+    """The GPU's L2 cache size in bytes (context.kbench.gpu.l2_cache_bytes); NaN when unknown."""
+    v = context.get("kbench", {}).get("gpu", {}).get("l2_cache_bytes")
+    return float(v) if isinstance(v, (int, float)) and v > 0 else math.nan
+
+
+def data_in(footprint_bytes: float, context: dict) -> str:
+    """Where repeated (hot-cache) calls find their data: "L2" when the distinct bytes a call
+    touches fit the L2 cache, else "DRAM"; NA when either size is unknown. A hot "L2" point's
+    GB/s is an L2 figure and may exceed the DRAM read bandwidth."""
+    l2 = l2_cache_bytes(context)
+    if math.isnan(l2) or not footprint_bytes > 0:
+        return NA
+    return "L2" if footprint_bytes <= l2 else "DRAM"
+
+
 def real_matrices_lines(kb: dict) -> List[str]:
     """For a run with --real (context.kbench.matrix_set.real): which entries ran on the paper's
     own SuiteSparse matrix and which on their stand-in (context.kbench.matrices.<name>:

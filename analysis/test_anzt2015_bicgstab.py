@@ -303,7 +303,14 @@ class Table5Test(RenderTestCase):
         single = md[md.index("### Per-iteration times and model (single)"):]
         self.assertEqual(table_row(single, "small_a")[2:6], ["80.0", NA, "40.0 (sellp) †", NA])
         self.assertIn("- † bicgstab/merged/auto/single/small_a: status non_finite after 17 of "
-                      "1,000 iterations (rho is NaN); its per-iteration time is used", md)
+                      "1,000 iterations (rho is NaN); its per-iteration time is shown, its matrix "
+                      "left out of the summary", md)
+        # small_a's single-precision solve ended early: the single summary leaves it out
+        single = md[md.index("**Summary (single)**"):]
+        self.assertIn("- Left out of the lines below (†: a solve ended before the planned "
+                      "iterations): small_a\n", single)
+        self.assertIn("Total improvement (merged/auto vs reference/csr): 28.6 % (big_c) to "
+                      "28.6 % (big_c)", single)
 
     def test_summary(self):
         md = self.render(profile_doc("anzt2015/table5"), "anzt2015/table5")

@@ -71,7 +71,8 @@ def synthetic_document() -> Dict[str, Any]:
                        savings=1.0 - t_m / t_c))
     kbench = {"schema_version": 1, "argv": ["kbench", "reproduce", "anzt2015/fig7"],
               "id": "anzt2015/fig7", "git": {"sha": "abc", "dirty": False},
-              "gpu": {"name": "NVIDIA H100", "sm_count": 132, "compute_capability": 90},
+              "gpu": {"name": "NVIDIA H100", "sm_count": 132, "compute_capability": 90,
+                      "l2_cache_bytes": 52428800},
               "machine": {"read_gbps": READ_GBPS, "triad_gbps": 2900.0},
               "cache_mode": "hot", "matrix_set": {"name": "none"}, "matrices": {},
               "vector_kernels": {"read_gbps": READ_GBPS, "repetitions": 5, "min_time": 0.03,
@@ -161,13 +162,18 @@ class Fig9Test(KernelRenderTestCase):
     def test_rates_bandwidth_fraction_and_speedup(self):
         md = self.render(self.doc, "anzt2015/fig9")
         self.assertEqual(header_cells(md, "n"), [
-            "n", "cuBLAS (scal + 2 axpy) GFlop/s", "cuBLAS (scal + 2 axpy) GB/s",
+            "n", "data in", "cuBLAS (scal + 2 axpy) GFlop/s", "cuBLAS (scal + 2 axpy) GB/s",
             "cuBLAS (scal + 2 axpy) % read BW", "fused p_update GFlop/s", "fused p_update GB/s",
             "fused p_update % read BW", "speedup fused / cuBLAS"])
         # n = 1e7: cuBLAS 4e7 flops / 200 us = 200 GFlop/s, 8 (8e7 + 3) B / 200 us = 3200 GB/s
         # = 107 % of 3000; fused 4e7 / 100 us = 400, 8 (4e7 + 4) / 100 us = 3200 GB/s; 2.00
         self.assertEqual(table_row(md, "10,000,000"), [
-            "10,000,000", "200", "3200", "107 %", "400", "3200", "107 %", "2.00"])
+            "10,000,000", "DRAM", "200", "3200", "107 %", "400", "3200", "107 %", "2.00"])
+        # p, v, r at n = 1e3: 24 kB, within the L2 cache; at 1e7: 240 MB, beyond it
+        self.assertEqual(table_row(md, "1,000")[1], "L2")
+        del self.doc["context"]["kbench"]["gpu"]["l2_cache_bytes"]
+        md = self.render(self.doc, "anzt2015/fig9", out_name="no_l2")
+        self.assertEqual(table_row(md, "1,000")[1], "n/a")
 
     def test_min_speedup_over_large_n(self):
         md = self.render(self.doc, "anzt2015/fig9")
@@ -187,14 +193,14 @@ class Fig9Test(KernelRenderTestCase):
         del self.doc["context"]["kbench"]["vector_kernels"]["read_gbps"]
         self.doc["context"]["kbench"]["machine"]["read_gbps"] = 1600.0
         md = self.render(self.doc, "anzt2015/fig9")
-        self.assertEqual(table_row(md, "10,000,000")[3], "200 %")  # 3200 / 1600
+        self.assertEqual(table_row(md, "10,000,000")[4], "200 %")  # 3200 / 1600
         self.assertIn("Measured read bandwidth (roofline): 1600 GB/s", md)
 
     def test_no_bandwidth_gives_na_fraction(self):
         del self.doc["context"]["kbench"]["vector_kernels"]["read_gbps"]
         del self.doc["context"]["kbench"]["machine"]
         md = self.render(self.doc, "anzt2015/fig9")
-        self.assertEqual(table_row(md, "10,000,000")[3], "n/a")
+        self.assertEqual(table_row(md, "10,000,000")[4], "n/a")
 
 
 class Fig10Test(KernelRenderTestCase):

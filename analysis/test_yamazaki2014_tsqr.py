@@ -109,6 +109,12 @@ class Fig11Test(YamazakiTestCase):
         self.assertEqual(table_row(rows, "gemv_t/mdgm"),
                          ["gemv_t/mdgm", "18.0 %", "90.0 %", "90.0 %"])
         self.assertEqual(table_row(rows, "tsqr/cusolver_qr")[1], "n/a")  # the error entry
+        # V of 1e4 x 30 doubles (2.4 MB) fits a 50 MB L2 cache, 1e6 x 30 (240 MB) does not
+        self.fig11["context"]["kbench"].setdefault("gpu", {})["l2_cache_bytes"] = 50_000_000
+        md = self.render(self.fig11, "yamazaki2014/fig11", out_name="l2")
+        self.assertEqual(header_cells(section(md, "### % of read bandwidth vs n"),
+                                      "kernel/variant"),
+                         ["kernel/variant", "1e4 (L2)", "1e6", "1e7"])
         cols = section(md, "### % of read bandwidth vs k")
         self.assertEqual(header_cells(cols, "kernel/variant"),
                          ["kernel/variant", "k = 4", "k = 30", "k = 64"])

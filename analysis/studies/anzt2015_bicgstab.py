@@ -58,7 +58,8 @@ def _flag_note(solve: Dict[str, Any], planned: Any) -> str:
     of = f" of {fmt_int(planned)}" if not missing(_num(planned)) else ""
     return (f"- {FLAG} {solve.get('name', NA)}: status {solve.get('status', NA)} after "
             f"{fmt_int(solve.get('iterations'))}{of} iterations"
-            + (f" ({detail})" if detail else "") + "; its per-iteration time is used\n")
+            + (f" ({detail})" if detail else "") + "; its per-iteration time is shown, its "
+            "matrix left out of the summary\n")
 
 
 # ---------------------------------------------------------------- anzt2015/table5
@@ -104,11 +105,16 @@ def improvement_rows(res: kbench_results.Results, precision: str) -> List[Dict[s
 
 def table5_summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Range of total improvement; geomean graph speedup over n <= SMALL_N; max merged/auto over
-    lower bound and max |model error| of merged/auto over n >= LARGE_N (with their matrices)."""
+    lower bound and max |model error| of merged/auto over n >= LARGE_N (with their matrices).
+    Matrices with a solve that ended early (flagged) are left out of all of them: their times
+    come from fewer iterations than planned (the table still shows them, marked); "excluded"
+    names them."""
     def extreme(pairs, pick):
         pairs = [(m, v) for m, v in pairs if not math.isnan(v)]
         return pick(pairs, key=lambda p: p[1]) if pairs else (None, math.nan)
 
+    excluded = [r["matrix"] for r in rows if r["flagged"]]
+    rows = [r for r in rows if not r["flagged"]]
     totals = [(r["matrix"], r["total"]) for r in rows]
     small = [r for r in rows if r["n"] <= SMALL_N and not math.isnan(r["graph_speedup"])]
     large = [r for r in rows if r["n"] >= LARGE_N]
@@ -118,7 +124,8 @@ def table5_summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             "small_count": len(small), "small_geomean": geomean(r["graph_speedup"] for r in small),
             "large_count": len(large), "max_lower_bound": lb, "max_model_error": err,
             "lb_count": sum(not math.isnan(r["lower_bound_ratio"]) for r in large),
-            "err_count": sum(not math.isnan(r["model_error"][MERGED_AUTO]) for r in large)}
+            "err_count": sum(not math.isnan(r["model_error"][MERGED_AUTO]) for r in large),
+            "excluded": excluded}
 
 
 def _verdict(value: float, ok: bool) -> str:
@@ -131,6 +138,9 @@ def _summary_markdown(rows: List[Dict[str, Any]], precision: str) -> str:
     (lb_m, lb), (er_m, er) = s["max_lower_bound"], s["max_model_error"]
     g = s["small_geomean"]
     text = f"**Summary ({precision})**\n\n"
+    if s["excluded"]:
+        text += (f"- Left out of the lines below ({FLAG}: a solve ended before the planned "
+                 f"iterations): {', '.join(s['excluded'])}\n")
     text += (f"- Total improvement (merged/auto vs reference/csr): {fmt_pct(lo)}"
              f"{f' ({lo_m})' if lo_m else ''} to {fmt_pct(hi)}{f' ({hi_m})' if hi_m else ''}\n")
     text += (f"- Graph speedup (merged/auto time / graph/auto time), geometric mean over the "

@@ -82,6 +82,15 @@ def _rw(d: Dict[str, float], which: str) -> float:
     return d[f"{which}_bytes_read"] + d[f"{which}_bytes_written"]
 
 
+def _model_reads(r: Dict[str, Any], unit: float) -> str:
+    """The model's reads of a row in multiples of n, and Table 1's count after it where the
+    entry stores a different one (table1_bytes_read: a call reading one vector twice, which
+    the kernel moves once)."""
+    text = _in_n(_num(r.get("model_bytes_read")), unit)
+    table1 = _num(r.get("table1_bytes_read"))
+    return text if math.isnan(table1) else f"{text} (Table 1: {_in_n(table1, unit)})"
+
+
 def _traffic_table(rows: List[Dict[str, Any]], form: str, unit: float) -> str:
     headers = ["Kernel", "line", "merged into", "role", "launches / it.", "model reads (n)",
                "model writes (n)", "measured reads (n)", "measured writes (n)",
@@ -94,7 +103,7 @@ def _traffic_table(rows: List[Dict[str, Any]], form: str, unit: float) -> str:
         body.append([r.get("kernel", NA), "-" if math.isnan(line) or line == 0 else
                      fmt_int(line), r.get("merged_into") or "-", r.get("role", NA),
                      fmt(_num(r.get("launches"))),
-                     _in_n(_num(r.get("model_bytes_read")), unit),
+                     _model_reads(r, unit),
                      _in_n(_num(r.get("model_bytes_written")), unit),
                      _in_n(_num(r.get("measured_bytes_read")), unit),
                      _in_n(_num(r.get("measured_bytes_written")), unit),

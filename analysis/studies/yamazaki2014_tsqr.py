@@ -21,8 +21,8 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import kbench_results
-from report import (NA, fmt, fmt_int, fmt_pct, geomean, gpu_title, header_block, markdown_table,
-                    missing, new_figure, write_outputs)
+from report import (NA, data_in, fmt, fmt_int, fmt_pct, geomean, gpu_title, header_block,
+                    l2_cache_bytes, markdown_table, missing, new_figure, write_outputs)
 
 EPS = 2.0 ** -52  # double precision unit roundoff x 2 (numpy.finfo(float).eps)
 METHODS = ["mgs", "cgs", "cgs2", "cholqr", "cholqr2", "svqr", "caqr", "shifted_cholqr3"]
@@ -274,12 +274,16 @@ def summary_table(entries: Dict[PKey, Dict[str, Any]], bw: float) -> str:
     return markdown_table(headers, rows) if rows else f"{NA}: no entry at this point.\n"
 
 
-def sweep_table(entries: Dict[PKey, Dict[str, Any]], bw: float, axis: str) -> str:
+def sweep_table(entries: Dict[PKey, Dict[str, Any]], bw: float, axis: str,
+                context: Optional[Dict[str, Any]] = None) -> str:
     """% of read bandwidth per variant (rows) over n at k = TABLE_K (axis 'n') or over k at
-    n = TABLE_N (axis 'k')."""
+    n = TABLE_N (axis 'k'). Over n, a column whose V (n x k doubles) fits the L2 cache of the
+    GPU in `context` is headed "(L2)": hot repetitions read V from L2 there."""
     if axis == "n":
         points = sorted({(n, k) for _, _, n, k in entries if k == TABLE_K})
-        head = [pow10_label(n) for n, _ in points]
+        head = [pow10_label(n) + (" (L2)" if context is not None and
+                                  data_in(8.0 * n * k, context) == "L2" else "")
+                for n, k in points]
     else:
         points = sorted({(n, k) for _, _, n, k in entries if n == TABLE_N}, key=lambda p: p[1])
         head = [f"k = {k}" for _, k in points]
@@ -357,7 +361,11 @@ def render_fig11(res: kbench_results.Results, out_dir: str) -> List[str]:
              "cublas_gemv_n, gram: cublas_dgemm, trsm: cublas_dtrsm; tsqr: cusolver_qr) / time "
              "of the variant. TSQR GFlop/s are effective (DGEQRF + DORGQR flops); its GB/s count "
              "the passes over V of each method.\n")
-    text += f"\n### % of read bandwidth vs n (k = {TABLE_K})\n\n" + sweep_table(entries, bw, "n")
+    text += (f"\n### % of read bandwidth vs n (k = {TABLE_K})\n\n"
+             f"(L2): V (n x {TABLE_K} doubles) fits the {fmt(l2_cache_bytes(res.context) / 1e6)} "
+             f"MB L2 cache, so the repeated calls read it from L2 and the column's fractions of "
+             f"the (DRAM) read bandwidth are L2 figures.\n\n" +
+             sweep_table(entries, bw, "n", res.context))
     text += (f"\n### % of read bandwidth vs k (n = {pow10_label(TABLE_N)})\n\n" +
              sweep_table(entries, bw, "k"))
     text += "\n### Targets (issue 7)\n\n" + target_lines(entries, bw)
