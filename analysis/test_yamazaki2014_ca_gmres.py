@@ -78,6 +78,15 @@ class CaGmresRenderTest(RenderTestCase):
         self.assertIn("- matB: CA-GMRES(15, 30) cholqr2 at 80.0 ms per restart, speedup 1.25", md)
         self.assertIn("target >= 1.5: not met", md)
 
+    def test_fig14_timing_mode_row(self):
+        # a solve that converged within its first cycle, timed over 3 full cycles (90 steps)
+        for e in self.ca["benchmarks"]:
+            if e.get("name") == "fig14/matA/gmres/cgs2":
+                e.update(restarts=1, iterations=20, timed_iterations=90, timing_mode=True)
+        md = self.render(self.ca, "yamazaki2014/fig14", out_name="timing")
+        self.assertEqual(table_row(section(md, "### matA"), "GMRES(30) CGS2")[1],
+                         "1 (timed over 3)")
+
     def test_fig14_successor_rows(self):
         md = self.render(with_successors(self.ca), "yamazaki2014/fig14")
         a = section(md, "### matA")

@@ -351,6 +351,29 @@ TEST(Yamazaki2014, Fig14SetupComesFromTheSetEntry)
     EXPECT_NE(error(R"({"restart": 30})").find("has no \"steps\""), std::string::npos);
 }
 
+// A row's timed solves cover at least three full restart cycles: a solve to the tolerance that
+// took fewer (the cant stand-in converges within its first cycle of m = 60) is timed in timing
+// mode over 3m iterations; one that took 3m or more is timed as it ran.
+TEST(Yamazaki2014, Fig14TimesAtLeastThreeFullCycles)
+{
+    namespace sv = kbench::solvers;
+    EXPECT_EQ(kh::fig14::timed_iterations(41, 60), 180);
+    EXPECT_EQ(kh::fig14::timed_iterations(179, 60), 180);
+    EXPECT_EQ(kh::fig14::timed_iterations(180, 60), 0);
+    EXPECT_EQ(kh::fig14::timed_iterations(300, 30), 0);
+    EXPECT_THROW(kh::fig14::timed_iterations(10, 0), std::invalid_argument);
+    const sv::GmresOptions g = kh::fig14::gmres_options(60, sv::ArnoldiOrth::cgs2, 180);
+    EXPECT_TRUE(g.timing_mode);
+    EXPECT_EQ(g.max_iterations, 180);
+    const sv::GmresOptions to_tol = kh::fig14::gmres_options(60, sv::ArnoldiOrth::cgs2);
+    EXPECT_FALSE(to_tol.timing_mode);
+    EXPECT_EQ(to_tol.max_iterations, 60 * kh::fig14::restart_cap);
+    const sv::CaGmresOptions c =
+        kh::fig14::ca_options({15}, 60, sv::CaBorth::block, 180);
+    EXPECT_TRUE(c.timing_mode);
+    EXPECT_EQ(c.max_iterations, 180);
+}
+
 TEST(Yamazaki2014, ShippedSetGivesEveryFig14Setup)
 {
     const kbench::MatrixSet set = kbench::load_matrix_set("yamazaki2014", "");

@@ -58,22 +58,31 @@ struct System {
     }
 };
 
-/// One warm-up call of solve(), then the median seconds of fig14::timed_repetitions(warm-up,
-/// max_reps) timed calls (x reset before each); returns the last result.
+/// One untimed solve(0) to the tolerance (returned: status, iterations, restarts), then the
+/// median `seconds` of fig14::timed_repetitions timed calls of solve(fixed), fixed =
+/// fig14::timed_iterations (0, or at least three full cycles in timing mode), x reset before
+/// each; `fixed_out` is that value and `iterations` the timed solves' iterations.
 template <typename R, typename F>
-R timed(System& sys, int max_reps, F&& solve, double& seconds)
+R timed(System& sys, int max_reps, int m, F&& solve, double& seconds, int& fixed_out,
+        int& iterations)
 {
     sys.reset();
-    const int reps = fig14::timed_repetitions(solve().seconds, max_reps);
+    const R converged = solve(0);
+    const int fixed = fig14::timed_iterations(converged.iterations, m);
+    const double scale = fixed > 0 && converged.iterations > 0
+                             ? double(fixed) / converged.iterations : 1.0;
+    const int reps = fig14::timed_repetitions(converged.seconds * scale, max_reps);
     std::vector<double> t;
     R r{};
     for (int i = 0; i < reps; ++i) {
         sys.reset();
-        r = solve();
+        r = solve(fixed);
         t.push_back(r.seconds);
     }
     seconds = median(t);
-    return r;
+    fixed_out = fixed;
+    iterations = r.iterations;
+    return converged;
 }
 
 /// The fields every fig14 entry has besides its row's: name (prefixed "fig14/<matrix>/" and,
@@ -97,18 +106,20 @@ void add_base(json& row, const std::string& matrix, const PaperSetup& p, const C
 double run_ca(System& sys, const MatrixEntry& entry, const PaperSetup& p, const Csr<double>& a,
               const CaConfig& c, sv::CaBorth borth, int reps, double gmres_cycle, json& doc)
 {
-    sv::CaGmresOptions o = fig14::ca_options(c, p.m, borth);
     double seconds = 0.0;
-    const sv::CaGmresResult r = timed<sv::CaGmresResult>(sys, reps, [&] {
+    int fixed = 0, iterations = 0;
+    const sv::CaGmresResult r = timed<sv::CaGmresResult>(sys, reps, p.m, [&](int fixed_its) {
+        const sv::CaGmresOptions o = fig14::ca_options(c, p.m, borth, fixed_its);
         return sv::ca_gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
-    }, seconds);
+    }, seconds, fixed, iterations);
+    sv::CaGmresOptions o = fig14::ca_options(c, p.m, borth, fixed);
     o.detailed = true;
     sys.reset();
     const sv::CaGmresResult d =
         sv::ca_gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
-    json e = fig14::ca_row(p.m, c, borth, r, seconds, d);
+    json e = fig14::ca_row(p.m, c, borth, r, seconds, iterations, d);
     add_base(e, entry.name, p, a);
-    const double cycle = fig14::per_cycle(seconds, r.iterations, p.m);
+    const double cycle = fig14::per_cycle(seconds, iterations, p.m);
     e["speedup"] = finite_or_null(gmres_cycle / cycle);
     doc["benchmarks"].push_back(std::move(e));
     return r.status == sv::SolveStatus::converged && std::isfinite(cycle)
@@ -130,14 +141,15 @@ void run_matrix(const MatrixEntry& entry, const PaperSetup& p, const Csr<double>
     double gmres_cycle = std::numeric_limits<double>::quiet_NaN();
     for (sv::ArnoldiOrth orth :
          {sv::ArnoldiOrth::cgs2, sv::ArnoldiOrth::mgs, sv::ArnoldiOrth::cgs2_lowsync}) {
-        const sv::GmresOptions o = fig14::gmres_options(m, orth);
         double seconds = 0.0;
-        const sv::SolveResult r = timed<sv::SolveResult>(sys, reps, [&] {
+        int fixed = 0, iterations = 0;
+        const sv::SolveResult r = timed<sv::SolveResult>(sys, reps, m, [&](int fixed_its) {
+            const sv::GmresOptions o = fig14::gmres_options(m, orth, fixed_its);
             return sv::gmres(sys.op, sys.b.data(), sys.x.data(), o, sys.stream.get());
-        }, seconds);
-        json e = fig14::gmres_row(m, orth, r, seconds, m * spmv_seconds);
+        }, seconds, fixed, iterations);
+        json e = fig14::gmres_row(m, orth, r, seconds, iterations, m * spmv_seconds);
         add_base(e, entry.name, p, a);
-        const double cycle = fig14::per_cycle(seconds, r.iterations, m);
+        const double cycle = fig14::per_cycle(seconds, iterations, m);
         if (orth == sv::ArnoldiOrth::cgs2) gmres_cycle = cycle;
         e["speedup"] = finite_or_null(gmres_cycle / cycle);
         doc["benchmarks"].push_back(std::move(e));
@@ -231,8 +243,12 @@ json run_ca_gmres_study(const StudyRun& run)
           "m and s per paper matrix as yamazaki2014 Fig. 14 (cant 60, G3_circuit 30, "
           "dielFilterV2real 180; s = 15), from each matrix-set entry's \"study\"",
           "per-restart times: the median of up to --repetitions timed solves (about 0.5 s of "
-          "them, at least 2, after an untimed one) scaled to m steps; CA-GMRES phases "
-          "from a separate detailed solve (Orth = BOrth + TSQR, SpMV = MPK); GMRES: SpMV = m "
+          "them, at least 2, after an untimed solve to the tolerance that gives the status, "
+          "iterations and restarts) scaled to m steps; where that solve took fewer than 3 full "
+          "cycles, the timed solves run 3 m iterations in timing mode (convergence test off; "
+          "timing_mode and timed_iterations in the row), so no time per restart comes from a "
+          "partial cycle; CA-GMRES phases from a separate detailed solve run like the timed "
+          "ones (Orth = BOrth + TSQR, SpMV = MPK); GMRES: SpMV = m "
           "times the measured SpMV time, Orth = the rest (its phases are not timed separately)",
           "GMRES orthogonalizes by CGS2 or MGS, BOrth by block CGS with 2 passes (yamazaki2014: "
           "CGS and MGS, BOrth by CGS); the paper's CA-GMRES runs the monomial basis on the "

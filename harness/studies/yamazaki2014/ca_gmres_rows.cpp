@@ -92,23 +92,31 @@ std::vector<CaConfig> ca_configs(int s, bool gram_only)
     return configs;
 }
 
-sv::GmresOptions gmres_options(int m, sv::ArnoldiOrth orth)
+int timed_iterations(int converged_iterations, int m)
+{
+    if (m < 1) throw std::invalid_argument(fmt::format("fig14: restart m = {}, expected >= 1", m));
+    return converged_iterations >= min_timed_cycles * m ? 0 : min_timed_cycles * m;
+}
+
+sv::GmresOptions gmres_options(int m, sv::ArnoldiOrth orth, int fixed_iterations)
 {
     sv::GmresOptions o;
     o.restart = m;
     o.tolerance = tolerance;
-    o.max_iterations = m * restart_cap;
+    o.max_iterations = fixed_iterations > 0 ? fixed_iterations : m * restart_cap;
+    o.timing_mode = fixed_iterations > 0;
     o.orth = orth;
     return o;
 }
 
-sv::CaGmresOptions ca_options(const CaConfig& c, int m, sv::CaBorth borth)
+sv::CaGmresOptions ca_options(const CaConfig& c, int m, sv::CaBorth borth, int fixed_iterations)
 {
     sv::CaGmresOptions o;
     o.s = c.s;
     o.restart = m;
     o.tolerance = tolerance;
-    o.max_iterations = m * restart_cap;
+    o.max_iterations = fixed_iterations > 0 ? fixed_iterations : m * restart_cap;
+    o.timing_mode = fixed_iterations > 0;
     o.basis = c.basis;
     o.normalize_basis = c.normalized;
     o.tsqr = c.tsqr;
@@ -135,9 +143,9 @@ double per_cycle(double seconds, int iterations, int m)
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json gmres_row(int m, sv::ArnoldiOrth orth, const sv::SolveResult& r, double seconds,
-               double spmv_cycle_seconds)
+               int timed_its, double spmv_cycle_seconds)
 {
-    const double cycle = per_cycle(seconds, r.iterations, m);
+    const double cycle = per_cycle(seconds, timed_its, m);
     const std::string name = sv::to_string(orth);
     return {{"name", "gmres/" + name},
             {"method", "gmres"},
@@ -152,6 +160,8 @@ json gmres_row(int m, sv::ArnoldiOrth orth, const sv::SolveResult& r, double sec
             {"iterations", r.iterations},
             {"restarts", (r.iterations + m - 1) / m},
             {"seconds", seconds},
+            {"timed_iterations", timed_its},
+            {"timing_mode", timed_iterations(r.iterations, m) > 0},
             {"per_restart_seconds", finite_or_null(cycle)},
             {"spmv_seconds", spmv_cycle_seconds},
             {"orth_seconds", finite_or_null(cycle - spmv_cycle_seconds)},
@@ -162,7 +172,7 @@ json gmres_row(int m, sv::ArnoldiOrth orth, const sv::SolveResult& r, double sec
 }
 
 json ca_row(int m, const CaConfig& c, sv::CaBorth borth, const sv::CaGmresResult& r,
-            double seconds, const sv::CaGmresResult& d)
+            double seconds, int timed_its, const sv::CaGmresResult& d)
 {
     const double per = d.iterations > 0 ? double(m) / d.iterations : 0.0;  // to one cycle
     const double borth_s = phase_seconds(d.phases, "BOrth") * per, tsqr_s = phase_seconds(d.phases, "TSQR") * per;
@@ -193,7 +203,9 @@ json ca_row(int m, const CaConfig& c, sv::CaBorth borth, const sv::CaGmresResult
             {"iterations", r.iterations},
             {"restarts", r.restarts},
             {"seconds", seconds},
-            {"per_restart_seconds", finite_or_null(per_cycle(seconds, r.iterations, m))},
+            {"timed_iterations", timed_its},
+            {"timing_mode", timed_iterations(r.iterations, m) > 0},
+            {"per_restart_seconds", finite_or_null(per_cycle(seconds, timed_its, m))},
             {"orth_seconds", borth_s + tsqr_s},
             {"tsqr_seconds", tsqr_s},
             {"spmv_seconds", phase_seconds(d.phases, "MPK") * per},

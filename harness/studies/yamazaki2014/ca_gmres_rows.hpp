@@ -25,6 +25,15 @@ constexpr double tolerance = 1e-4;
 constexpr std::uint64_t rhs_seed = 2014;
 /// Restart cycles per solve at most (the figure reports times per cycle).
 constexpr int restart_cap = 10;
+/// Full restart cycles the timed solves of a row run at least: the figure reports a time per
+/// restart, and a solve that converges within its first cycle would time one partial cycle.
+constexpr int min_timed_cycles = 3;
+
+/// How a row's timed solves run, from the iterations of its untimed solve to the tolerance:
+/// 0 (to the tolerance, like that solve) when it ran at least min_timed_cycles cycles of m
+/// steps, else min_timed_cycles * m iterations in timing mode (the convergence test off;
+/// breakdowns still stop a solve). Throws std::invalid_argument for m < 1.
+int timed_iterations(int converged_iterations, int m);
 
 /// The restart length m and step size s yamazaki2014 Fig. 14 used for a paper matrix (the best
 /// m of 30..180 on one GPU; s = 15, nlpkkt120 s = 10), as the matrix set's entry gives them.
@@ -59,15 +68,17 @@ struct CaConfig {
 /// CholQR, CholQR2, SVQR, CAQR), then the normalized Newton basis with CholQR2 (kbench).
 std::vector<CaConfig> ca_configs(int s, bool gram_only);
 
-/// The GMRES(m) options of a row: tolerance, m x restart_cap iterations, `orth`.
-solvers::GmresOptions gmres_options(int m, solvers::ArnoldiOrth orth);
+/// The GMRES(m) options of a row: tolerance, m x restart_cap iterations, `orth`; with
+/// fixed_iterations > 0 (timed_iterations) timing mode for exactly that many iterations.
+solvers::GmresOptions gmres_options(int m, solvers::ArnoldiOrth orth, int fixed_iterations = 0);
 
 /// The CA-GMRES(s, m) options of a row: tolerance, m x restart_cap iterations, the
 /// configuration's basis and TSQR, block CGS with two passes, `borth`; a block whose TSQR fails
 /// is redone by shifted CholQR3 (stable to kappa ~ 1/eps with three Gram passes, and it runs on
 /// several ranks; with CAQR as the fallback, the monomial CholQR2 row of the G3_circuit stand-in
-/// took 8x as long on one H100, d5a59de).
-solvers::CaGmresOptions ca_options(const CaConfig& c, int m, solvers::CaBorth borth);
+/// took 8x as long on one H100, d5a59de). fixed_iterations as for gmres_options.
+solvers::CaGmresOptions ca_options(const CaConfig& c, int m, solvers::CaBorth borth,
+                                   int fixed_iterations = 0);
 
 /// Timed solves of a row after an untimed one of warmup_seconds: enough for about 0.5 s of
 /// solves (short solves are noisy), at least 2 and at most max_repetitions (1 when that is 1).
@@ -77,20 +88,25 @@ int timed_repetitions(double warmup_seconds, int max_repetitions);
 double per_cycle(double seconds, int iterations, int m);
 
 /// The fig14 fields of a GMRES(m) row (name suffix "gmres/<orth>", method, label, s = 1,
-/// restart, orth, status, iterations, restarts, seconds, per_restart_seconds, spmv_seconds and
-/// orth_seconds = per restart minus SpMV; the CA-GMRES-only fields null). seconds: the solve's
-/// median; spmv_cycle_seconds: the SpMV time of one cycle (m SpMVs, with their halo exchanges on
-/// several ranks). No "speedup": the caller sets it against its GMRES CGS2 row.
+/// restart, orth, status, iterations, restarts, seconds, timed_iterations, timing_mode,
+/// per_restart_seconds, spmv_seconds and orth_seconds = per restart minus SpMV; the
+/// CA-GMRES-only fields null). r: the untimed solve to the tolerance (status, iterations,
+/// restarts); seconds: the timed solves' median, over timed_iterations iterations each (in
+/// timing mode when they differ from r's, see fig14::timed_iterations); spmv_cycle_seconds: the
+/// SpMV time of one cycle (m SpMVs, with their halo exchanges on several ranks). No "speedup":
+/// the caller sets it against its GMRES CGS2 row.
 nlohmann::json gmres_row(int m, solvers::ArnoldiOrth orth, const solvers::SolveResult& r,
-                         double seconds, double spmv_cycle_seconds);
+                         double seconds, int timed_iterations, double spmv_cycle_seconds);
 
 /// The fig14 fields of a CA-GMRES(c.s, m) row (name suffix "ca_gmres/s=<s>/<basis>/<tsqr>[/
 /// two_stage]", label, the configuration, status, iterations, restarts, seconds,
 /// per_restart_seconds, orth_seconds = BOrth + TSQR, tsqr_seconds, spmv_seconds = MPK, each per
 /// cycle from the phases of the detailed solve `d`, tsqr_fallbacks, first_gram_condition,
-/// ritz_top). r: a timed solve; seconds: the median of the timed solves. No "speedup".
+/// ritz_top, timed_iterations, timing_mode). r: the untimed solve to the tolerance; seconds:
+/// the median of the timed solves of timed_iterations iterations each; d: a detailed solve run
+/// like the timed ones. No "speedup".
 nlohmann::json ca_row(int m, const CaConfig& c, solvers::CaBorth borth,
-                      const solvers::CaGmresResult& r, double seconds,
+                      const solvers::CaGmresResult& r, double seconds, int timed_iterations,
                       const solvers::CaGmresResult& d);
 
 /// Seconds of a solve's phases named `name` (solvers::SolveResult::phases), summed.

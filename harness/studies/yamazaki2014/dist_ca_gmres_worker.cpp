@@ -14,9 +14,10 @@
 //    orthogonalization with the basis and TSQR of the fastest converged s > 1 row; a TSQR
 //    that fails is redone by shifted CholQR3, as on one GPU.
 // m and s: --restart and --steps (the runner passes the paper's per matrix, fig14::paper_setup).
-// Each row: one untimed solve, up to --repetitions timed solves (about 0.5 s of them, at least 2;
-// fig14::timed_repetitions; the slowest rank's seconds, median),
-// one detailed solve for the phase split (GMRES: SpMV = its "spmv" and "halo" phases, Orth =
+// Each row: one untimed solve to the tolerance, up to --repetitions timed solves (about 0.5 s of
+// them, at least 2; fig14::timed_repetitions; the slowest rank's seconds, median; in timing mode
+// for three full cycles when the untimed solve took fewer, fig14::timed_iterations), one
+// detailed solve run like the timed ones for the phase split (GMRES: SpMV = its "spmv" and "halo" phases, Orth =
 // the rest of a cycle; CA-GMRES: SpMV = MPK, Orth = BOrth + TSQR).
 //
 // JSON (rank 0): {"matrix", "n", "nnz", "ranks", "device", "gpu_name" and "transport" (gpu
@@ -93,23 +94,31 @@ struct RankVectors {
     }
 };
 
-/// One untimed solve, fig14::timed_repetitions(its slowest rank's seconds, max_reps) timed ones
-/// (slowest rank, median in `seconds`; the same count on every rank), one detailed.
+/// One untimed solve(false, 0) to the tolerance (returned: status, iterations, restarts; the
+/// same on every rank), then fig14::timed_repetitions(its slowest rank's seconds, max_reps)
+/// timed solves(false, fixed) with fixed = fig14::timed_iterations (0, or at least three full
+/// cycles in timing mode; slowest rank, median in `seconds`, their iterations in `iterations`)
+/// and one detailed solve(true, fixed).
 template <typename R>
-R timed(const dist::Communicator& comm, int max_reps, const std::function<R(bool)>& solve,
-        double& seconds, R& detailed)
+R timed(const dist::Communicator& comm, int max_reps, int m,
+        const std::function<R(bool, int)>& solve, double& seconds, int& iterations, R& detailed)
 {
-    const int reps =
-        fig14::timed_repetitions(comm.allreduce_max(solve(false).seconds), max_reps);
+    const R converged = solve(false, 0);
+    const int fixed = fig14::timed_iterations(converged.iterations, m);
+    const double scale = fixed > 0 && converged.iterations > 0
+                             ? double(fixed) / converged.iterations : 1.0;
+    const int reps = fig14::timed_repetitions(
+        comm.allreduce_max(converged.seconds) * scale, max_reps);
     std::vector<double> t;
     R r{};
     for (int i = 0; i < reps; ++i) {
-        r = solve(false);
+        r = solve(false, fixed);
         t.push_back(comm.allreduce_max(r.seconds));
     }
     seconds = median(t);
-    detailed = solve(true);
-    return r;
+    iterations = r.iterations;
+    detailed = solve(true, fixed);
+    return converged;
 }
 
 json run(const dist::Communicator& comm, const CaArgs& o)
@@ -166,8 +175,9 @@ json run(const dist::Communicator& comm, const CaArgs& o)
         std::vector<sv::ArnoldiOrth> orths{sv::ArnoldiOrth::cgs2, sv::ArnoldiOrth::mgs};
         if (gpu) orths.push_back(sv::ArnoldiOrth::cgs2_lowsync);  // GPU ranks only
         for (const sv::ArnoldiOrth orth : orths) {
-            const sv::GmresOptions go = fig14::gmres_options(m, orth);
-            const std::function<sv::SolveResult(bool)> solve = [&](bool detail) {
+            const std::function<sv::SolveResult(bool, int)> solve = [&](bool detail,
+                                                                        int fixed_its) {
+                const sv::GmresOptions go = fig14::gmres_options(m, orth, fixed_its);
                 v1.reset(st);
                 comm.barrier();
                 if (gpu)
@@ -178,15 +188,16 @@ json run(const dist::Communicator& comm, const CaArgs& o)
                                                    dist::Preconditioner::none, detail);
             };
             double seconds = 0.0;
+            int iterations = 0;
             sv::SolveResult d;
-            const sv::SolveResult r = timed<sv::SolveResult>(comm, o.repetitions, solve,
-                                                             seconds, d);
+            const sv::SolveResult r = timed<sv::SolveResult>(comm, o.repetitions, m, solve,
+                                                             seconds, iterations, d);
             const double spmv = comm.allreduce_max(fig14::phase_seconds(d.phases, "spmv") +
                                                    fig14::phase_seconds(d.phases, "halo"));
             const double spmv_cycle = d.iterations > 0 ? spmv * m / d.iterations : 0.0;
-            const double cycle = fig14::per_cycle(seconds, r.iterations, m);
+            const double cycle = fig14::per_cycle(seconds, iterations, m);
             if (orth == sv::ArnoldiOrth::cgs2) gmres_cycle = cycle;
-            add(fig14::gmres_row(m, orth, r, seconds, spmv_cycle), cycle);
+            add(fig14::gmres_row(m, orth, r, seconds, iterations, spmv_cycle), cycle);
         }
     }
 
@@ -196,8 +207,9 @@ json run(const dist::Communicator& comm, const CaArgs& o)
     if (gpu) gpu_mpk.emplace(comm, local_s, dev.transport, policy, machine, dev.nccl.get());
     else cpu_mpk.emplace(comm, local_s);
     const auto run_ca = [&](const fig14::CaConfig& c, sv::CaBorth borth) {
-        sv::CaGmresOptions co = fig14::ca_options(c, m, borth);
-        const std::function<sv::CaGmresResult(bool)> solve = [&](bool detail) {
+        const std::function<sv::CaGmresResult(bool, int)> solve = [&](bool detail,
+                                                                       int fixed_its) {
+            sv::CaGmresOptions co = fig14::ca_options(c, m, borth, fixed_its);
             vs.reset(st);
             co.detailed = detail;
             comm.barrier();
@@ -207,12 +219,13 @@ json run(const dist::Communicator& comm, const CaArgs& o)
             return dist::distributed_ca_gmres_cpu(comm, *cpu_mpk, vs.b, vs.x, co);
         };
         double seconds = 0.0;
+        int iterations = 0;
         sv::CaGmresResult d;
         const sv::CaGmresResult r =
-            timed<sv::CaGmresResult>(comm, o.repetitions, solve, seconds, d);
+            timed<sv::CaGmresResult>(comm, o.repetitions, m, solve, seconds, iterations, d);
         for (auto& p : d.phases) p.seconds = comm.allreduce_max(p.seconds);
-        const double cycle = fig14::per_cycle(seconds, r.iterations, m);
-        add(fig14::ca_row(m, c, borth, r, seconds, d), cycle);
+        const double cycle = fig14::per_cycle(seconds, iterations, m);
+        add(fig14::ca_row(m, c, borth, r, seconds, iterations, d), cycle);
         return r.status == sv::SolveStatus::converged && std::isfinite(cycle)
                    ? cycle
                    : std::numeric_limits<double>::infinity();
