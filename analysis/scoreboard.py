@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The scoreboard of the performance models: every model prediction stored next to a
-measurement under a results root, summarised per model and GPU into <root>/models.md.
+"""The scoreboards of the stored results: every model prediction stored next to a measurement,
+summarised per model and GPU into <root>/models.md, and <root>/README.md, the results' index with
+the papers' claims checked against them and the models' summary (analysis/results_readme.py).
 
 Usage: scoreboard.py [--results-root DIR]   (default: the repository's results/)
 
-Reads every <root>/<gpu>/<study>/<item>/results.json and asks the study module that declares
-the id <study>/<item> in its MODEL_POINTS dict for its points (analysis/model_point.py): the
-pairs the renderer of that id compares, read with the renderer's helpers. An item named
+models.md: reads every <root>/<gpu>/<study>/<item>/results.json and asks the study module that
+declares the id <study>/<item> in its MODEL_POINTS dict for its points (analysis/model_point.py):
+the pairs the renderer of that id compares, read with the renderer's helpers. An item named
 <item>-<variant> (e.g. anzt2015/table3-spmv-stress) takes the points of <study>/<item>. A file
 whose id declares no model points adds nothing; a point whose model or measured value is
 missing (or the measured one not positive) is left out.
@@ -14,10 +15,19 @@ missing (or the measured one not positive) is left out.
 Per (model, GPU) the table gives the number of points, the median and the largest
 |model / measured - 1|, the worst point with its ratio, the share of points within
 TARGET_ERROR and whether the goal of issue 31 (median <= GOAL_MEDIAN, worst <= GOAL_WORST) is
-met. The output is sorted and carries no date, and the file is written only when its content
-changes, so re-running on unchanged results changes nothing. stdout: "wrote <path>" when the
-file was written. Exit status: 0 on success, 1 when a results file cannot be read or its
-points cannot be computed (nothing is written then).
+met.
+
+README.md (analysis/results_readme.py): what the folder holds; an index of every id of
+harness/studies/catalogue.json with its folders, their commit, date and links to table.md and
+figure.png (or "no results"); every claim the study modules declare in their CLAIMS dicts
+(analysis/claim.py), checked on each GPU folder holding its id, with the measured value, the
+verdict (holds, does not hold, untested) and its reason; and the per-model summary of models.md.
+
+Both files are sorted and carry no date, and each is written only when its content changes, so
+re-running on unchanged results changes nothing; neither is created under a root without
+results (models.md: without model points). stdout: "wrote <path>" per file written. Exit
+status: 0 on success, 1 when a results file cannot be read or its points or claims cannot be
+computed (nothing is written then).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import kbench_results  # noqa: E402
 import render  # noqa: E402
+import results_readme  # noqa: E402
 from model_point import ModelPoint  # noqa: E402
 from report import fmt, fmt_pct, markdown_table  # noqa: E402
 
@@ -63,14 +74,7 @@ def model_points_by_id(package: str = "studies") -> Dict[str, object]:
 def points_function(declared: Dict[str, object], study: str, item: str):
     """The function of <study>/<item>, else of <study>/<prefix> for an item '<prefix>-...'
     (the longest such prefix declared); None when neither is declared."""
-    if f"{study}/{item}" in declared:
-        return declared[f"{study}/{item}"]
-    parts = item.split("-")
-    for k in range(len(parts) - 1, 0, -1):
-        prefix = "-".join(parts[:k])
-        if f"{study}/{prefix}" in declared:
-            return declared[f"{study}/{prefix}"]
-    return None
+    return results_readme.declared_for(declared, study, item)
 
 
 def point_name(item: str, point: str) -> str:
@@ -170,16 +174,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--results-root", default=os.path.join(os.path.dirname(HERE), "results"),
                         help="folder holding <gpu>/<study>/<item>/results.json")
     args = parser.parse_args(argv)
+    root = args.results_root
     try:
-        points = collect(args.results_root)
+        summaries = summarise(collect(root))
+        readme = results_readme.markdown(root, summaries, goal)
     except ValueError as e:
         print(f"scoreboard.py: {e}", file=sys.stderr)
         return 1
-    path = os.path.join(args.results_root, OUTPUT)
-    if not points and not os.path.exists(path):
-        return 0  # nothing to score: no file is created
-    if write_if_changed(path, markdown(summarise(points))):
-        print(f"wrote {path}")
+    outputs = [(os.path.join(root, OUTPUT), markdown(summaries), bool(summaries)),
+               (os.path.join(root, results_readme.OUTPUT), readme,
+                results_readme.has_results(root))]
+    for path, text, wanted in outputs:
+        if not wanted and not os.path.exists(path):
+            continue  # nothing to report: no file is created
+        if write_if_changed(path, text):
+            print(f"wrote {path}")
     return 0
 
 

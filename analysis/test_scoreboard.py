@@ -1,6 +1,6 @@
 """Tests of analysis/scoreboard.py: a fixture results tree written here (two GPUs, the GMRES and
 MPK models, a file without model points), the numbers of models.md exactly, and that unchanged
-input leaves the file untouched."""
+input leaves the file untouched. The README.md it writes too: test_results_readme.py."""
 
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ class ScoreboardTest(unittest.TestCase):
     def test_numbers(self) -> None:
         rc, out = self.run_main()
         self.assertEqual(rc, 0)
-        self.assertEqual(out, f"wrote {self.out}\n")
+        readme = os.path.join(self.root, "README.md")  # test_results_readme.py checks its text
+        self.assertEqual(out, f"wrote {self.out}\nwrote {readme}\n")
         md = self.read()
         rows = [line for line in md.splitlines() if line.startswith("| ") and "---" not in line]
         self.assertEqual(len(rows), 4)  # header + (GMRES, A), (GMRES, B), (MPK, A)
@@ -117,7 +118,8 @@ class ScoreboardTest(unittest.TestCase):
         self.put("GPU_B", "zianekhodja2014/table9", doc([]))  # a study with some, not this id
         self.put("GPU_C", "yamazaki2014/fig8", doc([]))       # declared, but no entries
         rc, out = self.run_main()
-        self.assertEqual((rc, out), (0, ""))
+        # README.md indexes the new files; models.md stays as it was
+        self.assertEqual((rc, out), (0, f"wrote {os.path.join(self.root, 'README.md')}\n"))
         self.assertEqual(self.read(), before)
         self.assertEqual(os.stat(self.out).st_mtime_ns, 1)
 
