@@ -27,16 +27,20 @@ from report import (NA, fmt, fmt_int, fmt_pct, geomean, gpu_title, header_block,
 OUR_CSR = ["csr_scalar", "csr_vector", "csr_adaptive"]
 OURS = OUR_CSR + ["sellp"]  # "best of ours" is the fastest of these (auto is compared to it)
 AUTO = "auto"
-KERNELS = OURS + [AUTO, "cusparse_csr", "cusparse_sell"]
+MERGE, ALG2 = "csr_merge", "cusparse_csr_alg2"  # merge-based CSR, ours and cuSPARSE's
+KERNELS = OURS + [MERGE, AUTO, "cusparse_csr", ALG2, "cusparse_sell"]
 MODELED = OURS + [AUTO]  # kernels whose benchmarks may carry the counter model_us
 KERNEL_LABELS = {"csr_scalar": "CSR scalar", "csr_vector": "CSR vector",
                  "csr_adaptive": "CSR adaptive", "sellp": "SELL-P", AUTO: "auto",
-                 "cusparse_csr": "cuSPARSE CSR", "cusparse_sell": "cuSPARSE SELL"}
+                 "cusparse_csr": "cuSPARSE CSR", "cusparse_sell": "cuSPARSE SELL",
+                 MERGE: "CSR merge", ALG2: "cuSPARSE CSR ALG2"}
 KERNEL_COLORS = {"csr_scalar": "C0", "csr_vector": "C1", "sellp": "C2", "cusparse_csr": "C3",
-                 "cusparse_sell": "C4", "csr_adaptive": "C5", AUTO: "C9"}
+                 "cusparse_sell": "C4", "csr_adaptive": "C5", AUTO: "C9", MERGE: "C6",
+                 ALG2: "C7"}
 DENSE_NNZ_PER_ROW = 20.0  # summary threshold: rows long enough to fill SELL-P's threads
 LARGE_N = 1_000_000       # auto summary: matrices with at least this many rows
 AUTO_NEAR_BEST = 0.9      # auto summary: small matrices where auto reaches this x best of ours
+MERGE_VS_ALG2_GOAL = 0.95  # issue 29: the merge-based kernel at >= 0.95x cuSPARSE's (ALG2)
 # auto's parameters shown in its table cell, in this order: params key -> short name
 _CHOICE_KEYS = {"slice_height": "b", "threads_per_row": "t", "sigma": "σ", "subwarp": "subwarp"}
 
@@ -201,6 +205,11 @@ def table3_rows(res: kbench_results.Results, precision: str) -> pd.DataFrame:
             "auto_choice": None if math.isnan(t_auto) else auto_choice(_params(b, mat, AUTO)),
             "auto_vs_cusparse": t_cus / t_auto,            # above 1: auto is faster
             "auto_vs_best": t_best / t_auto,
+            # the merge-based kernels and the best cuSPARSE CSR algorithm (ALG1 or ALG2)
+            "gflops_merge": _get(gf, mat, MERGE),
+            "gflops_alg2": _get(gf, mat, ALG2),
+            "merge_vs_alg2": _get(t, mat, ALG2) / _get(t, mat, MERGE),
+            "auto_vs_cusparse_best": np.fmin(t_cus, _get(t, mat, ALG2)) / t_auto,
         })
     df = pd.DataFrame(out)
     return df.sort_values("nnz_per_row", kind="stable").reset_index(drop=True) if len(df) else df
@@ -266,6 +275,74 @@ def _auto_markdown(rows: pd.DataFrame, l2_bytes: float) -> str:
              f"ours on {a['small_near']} of {a['small_count']}; below: "
              f"{_listing(a['small_below'])}\n")
     return text
+
+
+def _runs_best_vendor(r: Any) -> bool:
+    """Whether auto ran the faster of cuSPARSE's CSR ALG1 and ALG2 itself (its choice names that
+    kernel), so that auto / best cuSPARSE CSR compares two timings of one kernel."""
+    alg1, alg2 = r.gflops_cusparse_csr, r.gflops_alg2
+    best = ALG2 if not math.isnan(alg2) and (math.isnan(alg1) or alg2 > alg1) else "cusparse_csr"
+    return str(r.auto_choice or "").split(" ")[0] == best
+
+
+def merge_summary(rows: pd.DataFrame) -> Dict[str, Any]:
+    """Over the matrices with n >= LARGE_N where auto and a cuSPARSE CSR algorithm ran: auto
+    against the faster of cuSPARSE's CSR ALG1 and ALG2 (count, minimum and its matrix, geometric
+    mean, [(matrix, ratio, auto ran cuSPARSE's kernel)] below 1); over every matrix with both:
+    CSR merge against cuSPARSE ALG2 (count, geometric mean, minimum and its matrix,
+    [(matrix, ratio)] below MERGE_VS_ALG2_GOAL)."""
+    large = rows[(rows["n"] >= LARGE_N) & rows["auto_vs_cusparse_best"].notna()]
+    low = large.loc[large["auto_vs_cusparse_best"].idxmin()] if len(large) else None
+    both = rows[rows["merge_vs_alg2"].notna()]
+    mlow = both.loc[both["merge_vs_alg2"].idxmin()] if len(both) else None
+    return {
+        "auto_count": int(len(large)),
+        "auto_min": math.nan if low is None else float(low["auto_vs_cusparse_best"]),
+        "auto_min_matrix": None if low is None else low["matrix"],
+        "auto_geomean": geomean(large["auto_vs_cusparse_best"]),
+        "auto_below": [(r.matrix, r.auto_vs_cusparse_best, _runs_best_vendor(r))
+                       for r in large.itertuples() if r.auto_vs_cusparse_best < 1.0],
+        "merge_count": int(len(both)),
+        "merge_geomean": geomean(both["merge_vs_alg2"]),
+        "merge_min": math.nan if mlow is None else float(mlow["merge_vs_alg2"]),
+        "merge_min_matrix": None if mlow is None else mlow["matrix"],
+        "merge_below": [(r.matrix, r.merge_vs_alg2) for r in both.itertuples()
+                        if r.merge_vs_alg2 < MERGE_VS_ALG2_GOAL],
+    }
+
+
+def _merge_markdown(rows: pd.DataFrame, precision: str) -> str:
+    """The merge-based kernels and auto against the best cuSPARSE CSR algorithm; empty when the
+    run measured neither csr_merge nor cuSPARSE ALG2."""
+    if not (rows["gflops_merge"].notna().any() or rows["gflops_alg2"].notna().any()):
+        return ""
+    headers = ["Matrix", "n", "nnz/n", "CSR merge GFlop/s", "cuSPARSE CSR (ALG1) GFlop/s",
+               "cuSPARSE CSR ALG2 GFlop/s", "CSR merge / ALG2", "auto GFlop/s (choice)",
+               "auto / best cuSPARSE CSR"]
+    body = []
+    for _, r in rows.iterrows():
+        choice = f" ({r['auto_choice']})" if r["auto_choice"] else ""
+        body.append([r["matrix"], fmt_int(r["n"]), fmt(r["nnz_per_row"]),
+                     fmt(r["gflops_merge"]), fmt(r["gflops_cusparse_csr"]),
+                     fmt(r["gflops_alg2"]), fmt(r["merge_vs_alg2"]),
+                     fmt(r["gflops_auto"]) + choice, fmt(r["auto_vs_cusparse_best"])])
+    m = merge_summary(rows)
+    vendor_note = ": auto runs that cuSPARSE kernel, the gap is run-to-run noise"
+    below = ", ".join(f"{mat} ({fmt(v)}{vendor_note if vendor else ''})"
+                      for mat, v, vendor in m["auto_below"]) or "none"
+    text = (f"### Merge-based CSR and the best cuSPARSE CSR algorithm ({precision})\n\n"
+            "CSR merge: kbench's merge-based CSR (Merrill and Garland, SC16); cuSPARSE ALG2: "
+            "cuSPARSE's merge-based CSR; best cuSPARSE CSR = the faster of ALG1 and ALG2 "
+            "(ratios above 1: the first is faster).\n\n" + markdown_table(headers, body))
+    where = f" ({m['auto_min_matrix']})" if m["auto_min_matrix"] else ""
+    mwhere = f" ({m['merge_min_matrix']})" if m["merge_min_matrix"] else ""
+    text += (f"\n- auto / best cuSPARSE CSR over the {m['auto_count']} matrices with n >= "
+             f"{LARGE_N:,}: minimum {fmt(m['auto_min'])}{where}, geometric mean "
+             f"{fmt(m['auto_geomean'])}; below 1.0: {below}\n"
+             f"- CSR merge / cuSPARSE ALG2 over {m['merge_count']} matrices: geometric mean "
+             f"{fmt(m['merge_geomean'])}, minimum {fmt(m['merge_min'])}{mwhere}; below "
+             f"{MERGE_VS_ALG2_GOAL:g} (issue 29's goal): {_listing(m['merge_below'])}\n")
+    return text + "\n"
 
 
 def _table3_markdown(rows: pd.DataFrame, precision: str, l2_bytes: float) -> str:
@@ -454,6 +531,7 @@ def render_table3(res: kbench_results.Results, out_dir: str) -> List[str]:
         rows = table3_rows(res, prec)
         order = list(rows["matrix"])
         text += _table3_markdown(rows, prec, l2_bytes)
+        text += _merge_markdown(rows, prec)
         text += _bandwidth_markdown(_spmv(res, prec), prec, order)
         text += _model_markdown(_spmv(res, prec), prec, order)
     errors = b[b["error_occurred"]]
