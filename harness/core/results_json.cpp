@@ -241,6 +241,21 @@ int remove_stale_temp_files(const std::string& dir)
     return removed;
 }
 
+bool done_at(const nlohmann::json& doc, const GitInfo& head, const std::string& gpu_name,
+             int shared)
+{
+    if (head.dirty || head.sha == "unknown" || !doc.is_object()) return false;
+    const auto at = [&](const char* where) {
+        const nlohmann::json::json_pointer p(where);
+        return doc.contains(p) ? doc.at(p) : nlohmann::json();
+    };
+    const nlohmann::json shared_then = at("/context/kbench/shared_gpus");
+    return at("/context/kbench/git/sha") == head.sha &&
+           at("/context/kbench/git/dirty") == false &&
+           (gpu_name.empty() || at("/context/kbench/gpu/name") == gpu_name) &&
+           (shared_then.is_null() ? nlohmann::json(0) : shared_then) == shared;
+}
+
 StoreOutcome keep_or_write_results(const nlohmann::json& doc, const std::string& path)
 {
     std::ifstream in(path);

@@ -83,6 +83,16 @@ void write_json_file(const nlohmann::json& doc, const std::string& path);
 /// .<name>.<pid>.tmp whose process no longer runs. Returns how many it removed. Never throws.
 int remove_stale_temp_files(const std::string& dir);
 
+/// Whether the results document `doc` was done at commit `head` and is to be kept by `kbench
+/// reproduce --resume`: head is a known commit with a clean tree, doc's context.kbench.git
+/// names the same sha with dirty false, its context.kbench.gpu.name is `gpu_name` (ids that need
+/// a GPU; "" for those that need none, whose results are the same on any machine), and its
+/// context.kbench.shared_gpus (absent: 0) is `shared_gpus` (a KBENCH_SHARE_GPUS dry run is done
+/// only for a dry run). False for anything else, a doc that is not an object included. Never
+/// throws.
+bool done_at(const nlohmann::json& doc, const GitInfo& head, const std::string& gpu_name,
+             int shared_gpus);
+
 /// What keep_or_write_results did.
 enum class StoreOutcome { written, kept };
 
