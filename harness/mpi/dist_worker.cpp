@@ -162,13 +162,14 @@ bool run_body(const char* command, const std::string& json_file,
         const nlohmann::json doc = body(comm);
         if (!fault || fault->rank != rank) write_rank_file(json_file, rank, nullptr);
         strike(fault, comm);
+        comm.barrier();  // every rank finished: the rank files have served
+        if (!json_file.empty()) std::remove(rank_file(json_file, rank).c_str());
         if (rank == 0) {
             if (!json_file.empty()) write_json_file(doc, json_file);
             else std::cout << doc.dump(1) << "\n";
         }
         return false;
-    } catch (const WorkerUsageError& e) {
-        write_rank_file(json_file, rank, e.what());
+    } catch (const WorkerUsageError& e) {  // the same on every rank: rank 0 says it
         if (rank == 0) {
             fmt::print(stderr, "{}: error: {}\n", command, e.what());
             if (!json_file.empty()) write_json_file(nlohmann::json{{"error", e.what()}}, json_file);

@@ -89,7 +89,8 @@ std::vector<T> per_rank(const dist::Communicator& comm, T value)
 /// Initializes MPI, runs body(world) on every rank and has rank 0 write the object it returns
 /// to json_file (stdout when empty). With a json_file, each rank whose body ended writes its
 /// rank_file (mpi_launch.hpp): finished, or the error it caught, so that the launcher names the
-/// ranks that died or hung. When body throws a WorkerUsageError (on every rank), rank 0
+/// ranks that died or hung; once every rank has finished (a barrier) each removes its own. When
+/// body throws a WorkerUsageError (on every rank), rank 0
 /// prints "<command>: error: <what>" and writes {"error": <what>} to json_file, and every rank
 /// finalizes MPI and exits with status 1. When body throws anything else on a rank, that rank
 /// prints "<command>: error on rank r: <what>", rank 0 writes {"error": <what>} to json_file

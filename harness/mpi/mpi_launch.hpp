@@ -60,7 +60,8 @@ double rank_timeout_seconds();
 
 /// The file where rank `rank` of a worker writing `json_file` says it finished, written by
 /// run_worker (dist_worker.hpp) when the rank's part ended: <json_file>.rank<rank>, holding
-/// {"rank": r, "finished": true}, or {"rank": r, "error": <what>} after an error on that rank.
+/// {"rank": r, "finished": true}, or {"rank": r, "error": <what>} after an error on that rank;
+/// the ranks remove them once all have finished, so they remain only after a failure.
 std::string rank_file(const std::string& json_file, int rank);
 
 /// Runs `argv` (a launcher command line `<mpiexec> -n P ...` whose worker writes its JSON object
