@@ -157,15 +157,19 @@ def markdown(summaries: Sequence[Summary]) -> str:
 
 
 def write_if_changed(path: str, text: str) -> bool:
-    """Writes `text` to `path` unless it already holds exactly that; True when written."""
+    """Writes `text` to `path` unless it already holds exactly that; True when written. As
+    report.py's writer, through a temporary file renamed over `path` (readers, and a run killed
+    mid-way, never leave half a file)."""
     try:
         with open(path, encoding="utf-8") as f:
             if f.read() == text:
                 return False
     except OSError:
         pass
-    with open(path, "w", encoding="utf-8") as f:
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
+    os.replace(tmp, path)
     return True
 
 

@@ -56,6 +56,9 @@ RenderOutcome render_results(const std::string& results_json, const std::string&
                              const std::string& out_dir)
 {
     fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
+    if (const int n = remove_stale_temp_files(out_dir); n > 0)
+        fmt::print(stderr, "kbench: removed {} temporary file{} of a killed run from {}\n", n,
+                   n == 1 ? "" : "s", out_dir);
     return run_analysis_script("render.py", {results_json, "--id", id, "--out-dir", out_dir});
 }
 
@@ -117,7 +120,8 @@ namespace {
 /// What a reproduce did, id by id (printed at its end).
 struct Summary {
     int ran = 0, rendered = 0, skipped = 0, failed = 0, files_written = 0;
-    std::vector<std::string> ran_ids;
+    std::vector<std::string> ran_ids, kept_ids;
+    std::string kept_sha;  // the commit of the kept ids' results
     std::vector<std::pair<std::string, std::string>> skipped_ids, failed_ids;  // id, why
 };
 
@@ -211,90 +215,146 @@ void store(const Reproduction& r, const nlohmann::json& doc, const std::string& 
     fmt::print(stderr, "kbench: wrote {}\n", file);
 }
 
-/// context.kbench.run_seconds.total of the results file `file` (how long the run that wrote it
-/// took); NaN when the file, or the field, is not there or the file is not JSON.
-double stored_run_seconds(const std::string& file)
+/// The results document stored at `file`; null when it is missing or not JSON.
+nlohmann::json read_stored(const std::string& file)
 {
     std::ifstream in(file);
-    if (!in) return std::nan("");
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!in) return nullptr;
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    return doc.is_discarded() ? nlohmann::json() : doc;
+}
+
+/// context.kbench.run_seconds.total of a stored results document (how long the run that wrote
+/// it took); NaN when the document, or the field, is not there.
+double stored_run_seconds(const nlohmann::json& doc)
+{
     const auto p = nlohmann::json::json_pointer("/context/kbench/run_seconds/total");
     return doc.is_object() && doc.contains(p) && doc.at(p).is_number() ? doc.at(p).get<double>()
                                                                        : std::nan("");
 }
 
+/// Renders the results file `file` of `id` into `dir` and counts `id` in `summary` as ran,
+/// kept or (render.py failing) failed. Returns 1 when render.py failed, else 0.
+int render_and_count(const std::string& file, const std::string& id, const std::string& dir,
+                     bool kept, Summary& summary)
+{
+    const RenderOutcome rendered = render_results(file, id, dir);
+    summary.files_written += rendered.files_written;
+    if (rendered.exit_code != 0) {
+        fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
+                   rendered.exit_code, file);
+        ++summary.failed;
+        summary.failed_ids.emplace_back(
+            id, fmt::format("{}, but render.py failed (exit {}) for {}", kept ? "kept" : "ran",
+                            rendered.exit_code, file));
+        return 1;
+    }
+    if (kept) {
+        summary.kept_ids.push_back(id);
+    } else {
+        ++summary.ran;
+        summary.ran_ids.push_back(id);
+    }
+    return 0;
+}
+
+/// Runs the reproduction `r` (id `id`) with `run` and stores its results document in `dir`.
+nlohmann::json run_and_store(const Reproduction& r, const std::string& id, StudyRun run,
+                             const Progress& clock, const std::string& dir)
+{
+    const double started = clock.elapsed();
+    nlohmann::json doc = r.run(run);
+    nlohmann::json& took = doc["context"]["kbench"]["run_seconds"];  // run context
+    if (!took.is_object()) took = nlohmann::json::object();
+    if (!took.contains("total")) took["total"] = clock.elapsed() - started;
+    if (shared_gpus() > 0 && r.needs.gpus > 0) {  // not multi-GPU figures: say so
+        doc["context"]["kbench"]["shared_gpus"] = shared_gpus();
+        fmt::print(stderr, "kbench: warning: KBENCH_SHARE_GPUS={}: {} ran its ranks on the "
+                           "visible GPUs shared round-robin (a dry run)\n",
+                   shared_gpus(), id);
+    }
+    store(r, doc, dir);
+    return doc;
+}
+
 /// Runs `ids` (in that order) on this machine, writes and renders each results document.
 /// Before each id it prints its position, the time so far and an estimate of the time left from
-/// the durations the stored results recorded; each new document records its own duration.
+/// the durations the stored results recorded; each new document records its own duration. An id
+/// whose run throws (e.g. a launch of MPI workers that timed out) is counted failed, with the
+/// message, and the next id runs. With options.resume, an id whose stored results were done at
+/// this commit (done_at) is kept and only rendered.
 int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
                 const MachineFacts& facts, Summary& summary)
 {
     const bool gpu = facts.gpu_unavailable.empty();
-    const bool any_gpu_id = std::any_of(ids.begin(), ids.end(), [](const std::string& id) {
-        return find_reproduction(id).needs.gpus > 0;
-    });
     const std::string gpu_name = gpu ? query_device().name : "";
-    std::optional<MachineProfile> machine;  // measured only for ids that use the GPU
-    if (gpu && any_gpu_id) machine = measure_machine(&std::cerr);
-    std::map<std::string, nlohmann::json> done;  // results of the ids run so far
+    const GitInfo head = options.resume ? git_info(KBENCH_SOURCE_DIR) : GitInfo{};
+    if (options.resume && (head.dirty || head.sha == "unknown"))
+        fmt::print(stderr, "kbench: --resume: the source tree has uncommitted changes or no "
+                           "known commit, so no stored results count as done: every id runs\n");
     const auto dir_of = [&](const Reproduction& r, const std::string& id) {
         return results_dir(options.results_root, r.needs.gpus > 0 ? gpu_name : model_results_name,
                            id);
     };
-    std::vector<double> last_seconds;  // the stored duration of each id (NaN: none)
-    for (const auto& id : ids)
-        last_seconds.push_back(stored_run_seconds(
-            (fs::path(dir_of(find_reproduction(id), id)) / "results.json").string()));
+    std::vector<double> last_seconds;  // the stored duration of each id (NaN: none; 0: kept)
+    std::vector<bool> kept;            // done at this commit (--resume)
+    for (const auto& id : ids) {
+        const Reproduction& r = find_reproduction(id);
+        const nlohmann::json stored =
+            read_stored((fs::path(dir_of(r, id)) / "results.json").string());
+        const bool on_gpu = r.needs.gpus > 0;
+        kept.push_back(options.resume && done_at(stored, head, on_gpu ? gpu_name : "",
+                                                 on_gpu ? shared_gpus() : 0));
+        last_seconds.push_back(kept.back() ? 0.0 : stored_run_seconds(stored));
+    }
+    std::optional<MachineProfile> machine;  // measured only for ids that use the GPU and run
+    for (std::size_t k = 0; k < ids.size() && gpu && !machine; ++k)
+        if (!kept[k] && find_reproduction(ids[k]).needs.gpus > 0)
+            machine = measure_machine(&std::cerr);
+    std::map<std::string, nlohmann::json> done;  // results of the ids run (or kept) so far
     const Progress clock;
     int status = 0;
     for (std::size_t k = 0; k < ids.size(); ++k) {
         const std::string& id = ids[k];
         const Reproduction& r = find_reproduction(id);
-        fmt::print(stderr, "kbench: {}\n",
-                   id_progress_line(k + 1, ids.size(), id, clock.elapsed(),
-                                    {last_seconds.begin() + static_cast<std::ptrdiff_t>(k),
-                                     last_seconds.end()}));
-        std::fflush(stderr);
-        StudyRun run;
-        run.id = id;
-        run.source = options.source;
-        if (run.source.set.empty()) run.source.set = r.default_set;
-        run.options = options.run;
-        run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
-        const auto from = done.find(r.derive_from);
-        if (!r.derive_from.empty() && from != done.end()) run.derive_from_results = &from->second;
-        const double started = clock.elapsed();
-        nlohmann::json doc = r.run(run);
-        nlohmann::json& took = doc["context"]["kbench"]["run_seconds"];  // run context
-        if (!took.is_object()) took = nlohmann::json::object();
-        if (!took.contains("total")) took["total"] = clock.elapsed() - started;
-        if (shared_gpus() > 0 && r.needs.gpus > 0) {  // not multi-GPU figures: say so
-            doc["context"]["kbench"]["shared_gpus"] = shared_gpus();
-            fmt::print(stderr, "kbench: warning: KBENCH_SHARE_GPUS={}: {} ran its ranks on the "
-                               "visible GPUs shared round-robin (a dry run)\n",
-                       shared_gpus(), id);
-        }
         const std::string dir = dir_of(r, id);
-        store(r, doc, dir);
         const std::string file = (fs::path(dir) / "results.json").string();
-        const RenderOutcome rendered = render_results(file, id, dir);
-        summary.files_written += rendered.files_written;
-        if (rendered.exit_code != 0) {
-            fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
-                       rendered.exit_code, file);
-            status = 1;
-            ++summary.failed;
-            summary.failed_ids.emplace_back(
-                id, fmt::format("ran, but render.py failed (exit {}) for {}", rendered.exit_code,
-                                file));
-        } else {
-            ++summary.ran;
-            summary.ran_ids.push_back(id);
-        }
         const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
             return find_reproduction(other).derive_from == id;
         });
-        if (derived_later) done.emplace(id, doc);
+        nlohmann::json doc;
+        if (kept[k]) {
+            fmt::print(stderr, "kbench: [id {}/{}] {}: kept (done at {}): {}\n", k + 1,
+                       ids.size(), id, head.sha.substr(0, 12), file);
+            summary.kept_sha = head.sha.substr(0, 12);
+            if (derived_later) doc = read_stored(file);
+        } else {
+            fmt::print(stderr, "kbench: {}\n",
+                       id_progress_line(k + 1, ids.size(), id, clock.elapsed(),
+                                        {last_seconds.begin() + static_cast<std::ptrdiff_t>(k),
+                                         last_seconds.end()}));
+            std::fflush(stderr);
+            StudyRun run;
+            run.id = id;
+            run.source = options.source;
+            if (run.source.set.empty()) run.source.set = r.default_set;
+            run.options = options.run;
+            run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
+            const auto from = done.find(r.derive_from);
+            if (!r.derive_from.empty() && from != done.end())
+                run.derive_from_results = &from->second;
+            try {
+                doc = run_and_store(r, id, run, clock, dir);
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "kbench: error: {} failed: {}\n", id, e.what());
+                status = 1;
+                ++summary.failed;
+                summary.failed_ids.emplace_back(id, e.what());
+                continue;
+            }
+        }
+        status = std::max(status, render_and_count(file, id, dir, kept[k], summary));
+        if (derived_later) done.emplace(id, std::move(doc));
     }
     return status;
 }
@@ -330,6 +390,7 @@ int run_reproduce(const ReproduceOptions& options)
         if (group == unmet.end()) group = unmet.insert(unmet.end(), {reason, {}});
         group->second.push_back(id);
     }
+    if (facts.mpi) (void)rank_timeout_seconds();  // a bad value is refused before any run
     const Progress clock;
     int status = 0;
     Summary summary;
@@ -341,13 +402,17 @@ int run_reproduce(const ReproduceOptions& options)
     status = std::max(status, write_scoreboard(options.results_root, summary));
     fmt::print(stderr,
                "kbench: summary: {} id{}: {} ran, {} rendered from stored results ({} file{} "
-               "changed), {} skipped, {} failed\n",
+               "changed), {} skipped, {} failed{}\n",
                order.size(), order.size() == 1 ? "" : "s", summary.ran, summary.rendered,
                summary.files_written, summary.files_written == 1 ? "" : "s", summary.skipped,
-               summary.failed);
+               summary.failed,
+               summary.kept_ids.empty() ? "" : fmt::format(", {} kept", summary.kept_ids.size()));
     if (!summary.ran_ids.empty())
         fmt::print(stderr, "kbench:   ran: {} (the whole command took {})\n",
                    join(summary.ran_ids), format_duration(clock.elapsed()));
+    if (!summary.kept_ids.empty())
+        fmt::print(stderr, "kbench:   kept (done at {}): {}\n", summary.kept_sha,
+                   join(summary.kept_ids));
     for (const auto& [id, why] : summary.skipped_ids)
         fmt::print(stderr, "kbench:   skipped: {}: {}\n", id, why);
     for (const auto& [id, why] : summary.failed_ids)

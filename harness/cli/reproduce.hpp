@@ -3,7 +3,8 @@
 // MPI) is not run: its results stored in the results tree are re-rendered instead. Results go
 // to results/<gpu>/<study>/<item>/, those of the ids that need no GPU (models, counts: the same
 // on every machine) to results/model/<study>/<item>/, where a stored file that differs from a
-// new run only in its run context (results_json.hpp) is kept as it is.
+// new run only in its run context (results_json.hpp) is kept as it is. With --resume, an id whose
+// results were done at this commit (done_at, results_json.hpp) is kept and only re-rendered.
 #pragma once
 
 #include "harness/core/study.hpp"
@@ -20,7 +21,9 @@ struct ReproduceOptions {
     MatrixSource source;            // source.set empty = each reproduction's default set
     std::string results_root;       // default <source>/results
     RunOptions run;                 // passed to every runner
+    bool resume = false;            // --resume: keep the ids done_at this commit, render only
 };
+
 
 /// Python interpreter for the analysis: $KBENCH_PYTHON, else the configure-time KBENCH_PYTHON.
 std::string python_interpreter();
@@ -55,7 +58,9 @@ MachineFacts probe_machine_facts();
 
 /// Runs the reproduction(s) in run_order (derive_from first) and returns the process exit code.
 /// Ids whose needs are unmet are rendered from stored results, with the reason said once per
-/// reason. Throws std::invalid_argument for an unknown id (listing the valid ones).
+/// reason. An id whose run throws is reported failed (with the message) and the others still
+/// run; the exit code is then 1. Throws std::invalid_argument for an unknown id (listing the
+/// valid ones), and std::runtime_error for a bad KBENCH_RANK_TIMEOUT_S (before any run).
 int run_reproduce(const ReproduceOptions& options);
 
 }  // namespace kbench::harness

@@ -153,6 +153,9 @@ void add_reproduce_command(CLI::App& app)
         ->expected(1, -1);
     add_source_options(sub, o->source);
     sub->add_option("--results-dir", o->results_root, "results tree root")->capture_default_str();
+    sub->add_flag("--resume", o->resume,
+                  "continue a stopped run: skip (only re-render) each id whose results.json was "
+                  "written at this commit, with a clean tree, on this GPU kind");
     add_run_options(sub, o->run);
     sub->callback([o] {
         check_matrix_source(o->source);

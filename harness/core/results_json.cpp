@@ -1,8 +1,11 @@
 #include "harness/core/results_json.hpp"
 
 #include <benchmark/benchmark.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -185,14 +188,72 @@ bool same_results_but_for_context(const nlohmann::json& a, const nlohmann::json&
     return without_run_context(a) == without_run_context(b);
 }
 
+namespace {
+
+/// The temporary file beside `p` that an atomic write goes through: .<name>.<pid>.tmp, the name
+/// analysis/report.py's writer gives it for table.md and figure.png.
+std::filesystem::path temp_path_for(const std::filesystem::path& p)
+{
+    return p.parent_path() / ("." + p.filename().string() + "." + std::to_string(::getpid()) +
+                              ".tmp");
+}
+
+}  // namespace
+
 void write_json_file(const nlohmann::json& doc, const std::string& path)
 {
-    const std::filesystem::path p(path);
+    namespace fs = std::filesystem;
+    std::string text;
+    try {
+        text = doc.dump(2) + '\n';
+    } catch (const nlohmann::json::exception& e) {  // e.g. a string that is not UTF-8
+        throw std::runtime_error("cannot write results file '" + path + "': " + e.what());
+    }
+    const fs::path p(path);
     std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-    std::ofstream out(p);
-    out << doc.dump(2) << '\n';
-    if (!out) throw std::runtime_error("cannot write results file '" + path + "'");
+    if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+    const fs::path tmp = temp_path_for(p);
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    out.close();
+    if (out) fs::rename(tmp, p, ec);
+    if (!out || ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::runtime_error("cannot write results file '" + path + "'" +
+                                 (ec ? ": " + ec.message() : std::string()));
+    }
+}
+
+int remove_stale_temp_files(const std::string& dir)
+{
+    static const std::regex temp_name(R"(\..+\.([0-9]+)\.tmp)");
+    int removed = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        std::smatch m;
+        if (!std::regex_match(name, m, temp_name) || !entry.is_regular_file(ec)) continue;
+        const auto pid = static_cast<pid_t>(std::stol(m[1].str().substr(0, 9)));
+        if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its writer is still running
+        if (std::filesystem::remove(entry.path(), ec)) ++removed;
+    }
+    return removed;
+}
+
+bool done_at(const nlohmann::json& doc, const GitInfo& head, const std::string& gpu_name,
+             int shared)
+{
+    if (head.dirty || head.sha == "unknown" || !doc.is_object()) return false;
+    const auto at = [&](const char* where) {
+        const nlohmann::json::json_pointer p(where);
+        return doc.contains(p) ? doc.at(p) : nlohmann::json();
+    };
+    const nlohmann::json shared_then = at("/context/kbench/shared_gpus");
+    return at("/context/kbench/git/sha") == head.sha &&
+           at("/context/kbench/git/dirty") == false &&
+           (gpu_name.empty() || at("/context/kbench/gpu/name") == gpu_name) &&
+           (shared_then.is_null() ? nlohmann::json(0) : shared_then) == shared;
 }
 
 StoreOutcome keep_or_write_results(const nlohmann::json& doc, const std::string& path)

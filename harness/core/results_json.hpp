@@ -71,9 +71,27 @@ nlohmann::json without_run_context(nlohmann::json doc);
 /// file, read back, equals the document it was written from).
 bool same_results_but_for_context(const nlohmann::json& a, const nlohmann::json& b);
 
-/// Writes `doc` pretty-printed (indent 2) to `path`, creating parent directories. Throws
-/// std::runtime_error naming the path when it cannot be written.
+/// Writes `doc` pretty-printed (indent 2) to `path`, creating parent directories, atomically:
+/// through the temporary file .<name>.<pid>.tmp beside it, renamed over `path` once complete, so
+/// that a process killed mid-way leaves `path` as it was or complete. Throws std::runtime_error
+/// naming the path when `doc` cannot be serialized (a string that is not UTF-8) or the file
+/// cannot be written; `path` is then as it was and the temporary file removed.
 void write_json_file(const nlohmann::json& doc, const std::string& path);
+
+/// Removes the temporary files that atomic writes (write_json_file; analysis/report.py's
+/// writer of table.md and figure.png) left in `dir` when their process was killed: files
+/// .<name>.<pid>.tmp whose process no longer runs. Returns how many it removed. Never throws.
+int remove_stale_temp_files(const std::string& dir);
+
+/// Whether the results document `doc` was done at commit `head` and is to be kept by `kbench
+/// reproduce --resume`: head is a known commit with a clean tree, doc's context.kbench.git
+/// names the same sha with dirty false, its context.kbench.gpu.name is `gpu_name` (ids that need
+/// a GPU; "" for those that need none, whose results are the same on any machine), and its
+/// context.kbench.shared_gpus (absent: 0) is `shared_gpus` (a KBENCH_SHARE_GPUS dry run is done
+/// only for a dry run). False for anything else, a doc that is not an object included. Never
+/// throws.
+bool done_at(const nlohmann::json& doc, const GitInfo& head, const std::string& gpu_name,
+             int shared_gpus);
 
 /// What keep_or_write_results did.
 enum class StoreOutcome { written, kept };

@@ -2,6 +2,7 @@
 #include "harness/mpi/dist_worker.hpp"
 
 #include "harness/core/results_json.hpp"
+#include "harness/mpi/mpi_launch.hpp"  // rank_file
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/device.hpp"
 #include "matrices/reorder.hpp"
@@ -10,11 +11,14 @@
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <regex>
 #include <stdexcept>
 
 namespace kbench::harness {
@@ -97,29 +101,85 @@ void add_device_fields(nlohmann::json& doc, const WorkerDevice& dev)
 
 namespace {
 
+/// Writes this rank's file (rank_file) when there is a json_file; never throws.
+void write_rank_file(const std::string& json_file, int rank, const char* error)
+{
+    if (json_file.empty()) return;
+    nlohmann::json doc = {{"rank", rank}};
+    if (error != nullptr) doc["error"] = error;
+    else doc["finished"] = true;
+    try {
+        write_json_file(doc, rank_file(json_file, rank));
+    } catch (const std::exception&) {  // the launcher then names this rank as silent
+    }
+}
+
+/// A fault injected for the tests (test-only): rank `rank` exits or hangs after its body.
+struct InjectedFault {
+    int rank = -1;
+    bool hang = false;
+};
+
+/// The fault that $KBENCH_FAULT_INJECT asks for ("rank=R:exit" or "rank=R:hang"), read here
+/// alone; none when unset or empty. Throws WorkerUsageError naming KBENCH_FAULT_INJECT for
+/// another value.
+std::optional<InjectedFault> injected_fault()
+{
+    const char* v = std::getenv("KBENCH_FAULT_INJECT");
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    static const std::regex form(R"(rank=([0-9]{1,6}):(exit|hang))");
+    std::cmatch m;
+    if (!std::regex_match(v, m, form))
+        throw WorkerUsageError(fmt::format(
+            "KBENCH_FAULT_INJECT: '{}', expected rank=R:exit or rank=R:hang (test-only)", v));
+    return InjectedFault{std::stoi(m[1].str()), m[2].str() == "hang"};
+}
+
+/// Once every rank has come here (a barrier: the others have written their rank files), a
+/// `fault` ends its own rank's process at once with status 3 and no MPI_Finalize (as a crash
+/// would), or waits there until a signal ends the process; the other ranks go on.
+void strike(const std::optional<InjectedFault>& fault, const dist::Communicator& comm)
+{
+    if (!fault) return;
+    comm.barrier();
+    if (fault->rank != comm.rank()) return;
+    fmt::print(stderr, "kbench: KBENCH_FAULT_INJECT: rank {} {} here (test-only)\n", comm.rank(),
+               fault->hang ? "hangs" : "exits");
+    std::fflush(stderr);
+    if (!fault->hang) std::_Exit(3);
+    for (;;) ::pause();
+}
+
 /// body on this rank, its object written by rank 0. Returns true after a WorkerUsageError (see
 /// run_worker); any other error ends every rank with MPI_Abort.
 bool run_body(const char* command, const std::string& json_file,
               const std::function<nlohmann::json(const dist::Communicator&)>& body,
               const dist::Communicator& comm)
 {
+    const int rank = comm.rank();
     try {
+        const std::optional<InjectedFault> fault = injected_fault();
         const nlohmann::json doc = body(comm);
-        if (comm.rank() == 0) {
+        if (!fault || fault->rank != rank) write_rank_file(json_file, rank, nullptr);
+        strike(fault, comm);
+        comm.barrier();  // every rank finished: the rank files have served
+        if (!json_file.empty()) std::remove(rank_file(json_file, rank).c_str());
+        if (rank == 0) {
             if (!json_file.empty()) write_json_file(doc, json_file);
             else std::cout << doc.dump(1) << "\n";
         }
         return false;
-    } catch (const WorkerUsageError& e) {
-        if (comm.rank() == 0) {
+    } catch (const WorkerUsageError& e) {  // the same on every rank: rank 0 says it
+        if (rank == 0) {
             fmt::print(stderr, "{}: error: {}\n", command, e.what());
             if (!json_file.empty()) write_json_file(nlohmann::json{{"error", e.what()}}, json_file);
         }
         return true;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "{}: error on rank {}: {}\n", command, comm.rank(), e.what());
+        fmt::print(stderr, "{}: error on rank {}: {}\n", command, rank, e.what());
         std::fflush(stderr);
-        if (comm.rank() == 0 && !json_file.empty())
+        write_rank_file(json_file, rank, e.what());
+        if (rank == 0 && !json_file.empty())
             write_json_file(nlohmann::json{{"error", e.what()}}, json_file);
         MPI_Abort(comm.get(), 1);
     }

@@ -87,11 +87,17 @@ std::vector<T> per_rank(const dist::Communicator& comm, T value)
 }
 
 /// Initializes MPI, runs body(world) on every rank and has rank 0 write the object it returns
-/// to json_file (stdout when empty). When body throws a WorkerUsageError (on every rank), rank 0
+/// to json_file (stdout when empty). With a json_file, each rank whose body ended writes its
+/// rank_file (mpi_launch.hpp): finished, or the error it caught, so that the launcher names the
+/// ranks that died or hung; once every rank has finished (a barrier) each removes its own. When
+/// body throws a WorkerUsageError (on every rank), rank 0
 /// prints "<command>: error: <what>" and writes {"error": <what>} to json_file, and every rank
 /// finalizes MPI and exits with status 1. When body throws anything else on a rank, that rank
 /// prints "<command>: error on rank r: <what>", rank 0 writes {"error": <what>} to json_file
 /// when it is the one that caught it, and MPI_Abort ends all ranks (exit status non-zero).
+/// Test-only: KBENCH_FAULT_INJECT="rank=R:exit" or "rank=R:hang" makes rank R, once its body
+/// has returned and before it writes its rank file, exit at once (status 3, no MPI_Finalize,
+/// as a crash) or hang until killed; the other ranks finish, so the launcher names R alone.
 void run_worker(const char* command, const std::string& json_file,
                 const std::function<nlohmann::json(const dist::Communicator&)>& body);
 

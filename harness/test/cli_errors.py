@@ -6,6 +6,7 @@ exception text.
 
 usage: cli_errors.py KBENCH WORK_DIR [MPIEXEC]
 """
+import json
 import os
 import re
 import resource
@@ -169,6 +170,33 @@ class Errors(unittest.TestCase):
                        "--results-dir", root])
         self.assertRegex(out, r"1 skipped, 0 failed")
         self.assertRegex(out, r"skipped: anzt2015/fig7: not run here \(.+\) and no stored results")
+
+    # 13: --resume keeps an id done at this commit (clean tree) and runs one done at another
+    def test_reproduce_resume(self):
+        root = os.path.join(WORK, "resume")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
+        item = os.path.join(root, "model", "yamazaki2014", "fig6")
+        shutil.copytree(os.path.join(src, "model", "yamazaki2014", "fig6"), item)
+        sha = "0123456789abcdef0123456789abcdef01234567"
+        with open(os.path.join(item, "results.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["context"]["kbench"]["git"] = {"sha": sha, "dirty": False}
+        with open(os.path.join(item, "results.json"), "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2)
+        stale = os.path.join(item, ".table.md.999999999.tmp")  # left by a killed render
+        write(os.path.relpath(stale, WORK), "half a table")
+        args = [KBENCH, "reproduce", "yamazaki2014/fig6", "--resume", "--results-dir", root]
+        rc, out = run(args, env=dict(ENV, KBENCH_GIT_SHA=sha, KBENCH_GIT_DIRTY="0"))
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"0 ran, 0 rendered from stored results \(\d+ files? changed\), "
+                              r"0 skipped, 0 failed, 1 kept")
+        self.assertRegex(out, r"kept \(done at 0123456789ab\): yamazaki2014/fig6")
+        self.assertFalse(os.path.exists(stale), "a killed run's temporary file was left")
+        # Done at another commit: it runs again.
+        rc, out = run(args, env=dict(ENV, KBENCH_GIT_SHA="f" * 40, KBENCH_GIT_DIRTY="0"))
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"1 ran, .* 0 failed\n")
+        self.assertNotIn("kept", out.split("summary:")[1])
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ KBENCH_SHARE_GPUS=2 runs yamazaki2014/fig14 (the `kbench dist ca-gmres` workers)
 zianekhodja2014/table8 (`kbench dist gmres`, natural and hypergraph partitions) on 1 and 2 ranks
 that share the GPU, on the small sets of harness/test/sets/, and checks that every host-staged
 run on 2 ranks produced its rows (NCCL refuses two ranks on one GPU, so its runs are not
-checked). It guards the path that the multi-GPU machines run, before one is spent on it.
+checked). It guards the path that the multi-GPU machines run, before one is spent on it. Then
+fig14 once more with a rank made to hang: the id must fail at the rank timeout, naming the rank.
 
 Usage: multi_gpu_dry_run.py KBENCH SETS_DIR WORK_DIR. Exit 77 (ctest: skipped) without a GPU."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +40,29 @@ def reproduce(kbench: str, study_id: str, manifest: str, out: str, env: dict) ->
     cmd = [kbench, "reproduce", study_id, "--set", manifest, "--results-dir", out]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, env=env, check=True)
+
+
+def hung_rank_fails_the_id(kbench: str, sets_dir: str, work: str, env: dict) -> list:
+    """fig14 again with rank 1 of every worker made to hang (KBENCH_FAULT_INJECT, test-only):
+    its first 2-rank launch must be killed at KBENCH_RANK_TIMEOUT_S, the id reported failed
+    naming rank 1, `reproduce` exit non-zero, and no results.json be written."""
+    out = os.path.join(work, "hung")
+    cmd = [kbench, "reproduce", "yamazaki2014/fig14", "--set",
+           os.path.join(sets_dir, "dry_ca_gmres.json"), "--results-dir", out]
+    print("+ KBENCH_FAULT_INJECT=rank=1:hang", " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       env=dict(env, KBENCH_FAULT_INJECT="rank=1:hang", KBENCH_RANK_TIMEOUT_S="60"))
+    print(p.stderr[-3000:])
+    failures = []
+    if p.returncode == 0:
+        failures.append("hung rank: reproduce exited 0")
+    if not re.search(r"failed: yamazaki2014/fig14: .*KBENCH_RANK_TIMEOUT_S=60 s.*"
+                     r"rank 1 of 2 did not finish", p.stderr):
+        failures.append("hung rank: the summary does not name rank 1 of fig14")
+    for root, _, files in os.walk(out):
+        if "results.json" in files:
+            failures.append(f"hung rank: {root}/results.json was written")
+    return failures
 
 
 def main() -> int:
@@ -78,6 +103,7 @@ def main() -> int:
             failures.append(f"table8: {name}: {e['error']}")
         elif "error" not in e and e.get("status") != "converged":
             failures.append(f"table8: {name}: status {e.get('status')}")
+    failures += hung_rank_fails_the_id(kbench, sets_dir, work, env)
     for f in failures:
         print("FAILED:", f)
     print("multi-GPU dry run:", "failed" if failures else "passed")

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -155,6 +156,102 @@ TEST(RunMpiWorker, AFinishedWorkersObjectIsReusedAndAFailedOneIsRunAgain)
     e = run_mpi_worker(writes, file);
     EXPECT_EQ(e.at("seconds"), 2);
     EXPECT_FALSE(e.contains("reused"));
+}
+
+// A stand-in for mpiexec: `sh -c SCRIPT -n P` (sh's $0 is "-n", so run_mpi_worker reads P from
+// the command line as from `mpiexec -n P ...`); SCRIPT plays the ranks' rank files.
+std::vector<std::string> fake_launch(const std::string& script, int ranks)
+{
+    return {"sh", "-c", script, "-n", std::to_string(ranks)};
+}
+
+bool leaves_nothing(const std::string& file, int ranks)
+{
+    bool nothing = !fs::exists(file);
+    for (int r = 0; r < ranks; ++r) nothing = nothing && !fs::exists(rank_file(file, r));
+    return nothing;
+}
+
+TEST(RunMpiWorker, AFailedLaunchNamesTheRanksThatWroteNothingAndThoseThatFailed)
+{
+    ScratchDir d;
+    const std::string file = d.file_for("fig14/a/P=3");
+    const std::string script = "echo '{\"rank\": 0, \"finished\": true}' > " +
+                               rank_file(file, 0) + "; echo '{\"rank\": 2, \"error\": \"boom\"}' > " +
+                               rank_file(file, 2) + "; echo '{\"partial\": 1}' > " + file + "; exit 3";
+    const nlohmann::json e = run_mpi_worker(fake_launch(script, 3), file);
+    ASSERT_TRUE(e.contains("error"));
+    const std::string what = e.at("error");
+    EXPECT_NE(what.find("rank 1 of 3 ended without finishing (no " + rank_file(file, 1)),
+              std::string::npos) << what;
+    EXPECT_NE(what.find("rank 2 failed: boom"), std::string::npos) << what;
+    EXPECT_EQ(what.find("rank 0"), std::string::npos) << what;
+    EXPECT_EQ(e.at("exit_code"), 3);
+    EXPECT_TRUE(leaves_nothing(file, 3));  // no partial object to be reused
+}
+
+TEST(RunMpiWorker, ALaunchPastTheTimeoutIsKilledAndItsUnfinishedRanksNamed)
+{
+    ScratchDir d;
+    const std::string file = d.file_for("fig14/a/P=2");
+    ScopedEnv t("KBENCH_RANK_TIMEOUT_S", "1");
+    const std::string script = "echo '{\"rank\": 0, \"finished\": true}' > " +
+                               rank_file(file, 0) + "; echo '{}' > " + file + "; sleep 33.5";
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        (void)run_mpi_worker(fake_launch(script, 2), file);
+        ADD_FAILURE() << "no timeout";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("KBENCH_RANK_TIMEOUT_S=1 s"), std::string::npos) << what;
+        EXPECT_NE(what.find("rank 1 of 2 did not finish (no " + rank_file(file, 1)),
+                  std::string::npos) << what;
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+    EXPECT_TRUE(leaves_nothing(file, 2));
+}
+
+TEST(RankTimeout, AnHourByDefaultZeroForNoneAndBadValuesNamed)
+{
+    {
+        ScopedEnv t("KBENCH_RANK_TIMEOUT_S", nullptr);
+        EXPECT_EQ(rank_timeout_seconds(), 3600);
+    }
+    {
+        ScopedEnv t("KBENCH_RANK_TIMEOUT_S", "2.5");
+        EXPECT_EQ(rank_timeout_seconds(), 2.5);
+    }
+    {
+        ScopedEnv t("KBENCH_RANK_TIMEOUT_S", "0");
+        EXPECT_EQ(rank_timeout_seconds(), 0);
+    }
+    for (const char* bad : {"x", "-1", "5s", "nan", "inf"}) {
+        ScopedEnv t("KBENCH_RANK_TIMEOUT_S", bad);
+        try {
+            (void)rank_timeout_seconds();
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("KBENCH_RANK_TIMEOUT_S"), std::string::npos);
+        }
+    }
+}
+
+TEST(ScratchDir, AResumableOneOutlivesAnExceptionAndAFreshOneDoesNot)
+{
+    ScratchDir scratch;
+    ScopedEnv k("KBENCH_CACHE_DIR", (scratch.path / "cache").c_str());
+    fs::path resumable, fresh;
+    try {
+        ScratchDir a{"sha|yamazaki2014/fig14|set"};
+        ScratchDir b;
+        resumable = a.path;
+        fresh = b.path;
+        throw std::runtime_error("a launch timed out");
+    } catch (const std::runtime_error&) {
+    }
+    EXPECT_TRUE(fs::is_directory(resumable));  // a run started again resumes from it
+    EXPECT_FALSE(fs::exists(fresh));
+    fs::remove_all(resumable);
 }
 
 }  // namespace

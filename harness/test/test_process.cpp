@@ -4,9 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace kh = kbench::harness;
 
@@ -18,6 +24,70 @@ TEST(Process, ReportsExitCodesAndCapturesStdout)
     const auto echo = kh::run_process({"echo", "a b", "c"}, true);
     EXPECT_EQ(echo.out, "a b c\n");
     EXPECT_THROW(kh::run_process({}), std::invalid_argument);
+}
+
+namespace {
+
+/// Whether a process whose command line is exactly `argv` (e.g. {"sleep", "31.5"}) runs.
+bool running(const std::vector<std::string>& argv)
+{
+    std::string want;
+    for (const auto& a : argv) want += a + '\0';
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream in(e.path() / "cmdline");
+        const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+        std::ifstream stat(e.path() / "stat");
+        std::string pid, comm, state;
+        stat >> pid >> comm >> state;
+        if (cmdline == want && state != "Z") return true;
+    }
+    return false;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST(Process, ATimeoutEndsTheWholeProcessGroupPromptly)
+{
+    // sh starts a sleep of its own (in its process group) and waits: both must end.
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = kh::run_process({"sh", "-c", "sleep 31.5 & wait"}, false, false, 0.5);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_EQ(r.exit_code, 128 + SIGTERM);
+    EXPECT_LT(seconds_since(t0), 10.0);
+    EXPECT_FALSE(running({"sleep", "31.5"})) << "the timeout left a child of the group running";
+}
+
+TEST(Process, AChildThatIgnoresSigtermIsKilled)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = kh::run_process({"sh", "-c", "trap '' TERM; sleep 32.5"}, false, false, 0.2);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_LT(seconds_since(t0), 15.0);
+    EXPECT_FALSE(running({"sleep", "32.5"}));
+}
+
+TEST(Process, ADescendantInAGroupOfItsOwnIsKilledToo)
+{
+    // As mpiexec's ranks: sh (ignoring SIGTERM) starts a sleep in a session of its own.
+    const auto r = kh::run_process({"sh", "-c", "trap '' TERM; setsid sleep 34.5 & wait"}, false,
+                                   false, 0.2);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_FALSE(running({"sleep", "34.5"}));
+}
+
+TEST(Process, WithinItsTimeoutAChildEndsAsUsualAndItsOutputIsCaptured)
+{
+    const auto r = kh::run_process({"sh", "-c", "echo out; exit 4"}, true, false, 30);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.exit_code, 4);
+    EXPECT_EQ(r.out, "out\n");
+    const auto big = kh::run_process({"head", "-c", "1000000", "/dev/zero"}, true, false, 30);
+    EXPECT_EQ(big.out.size(), 1000000u);
 }
 
 TEST(GitInfo, OutsideACheckoutIsUnknown)

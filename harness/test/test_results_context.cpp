@@ -152,3 +152,34 @@ TEST_F(KeepOrWrite, OverwritesAFileThatIsNotJson)
     EXPECT_EQ(kh::keep_or_write_results(doc, file_), kh::StoreOutcome::written);
     EXPECT_EQ(read(file_), doc.dump(2) + "\n");
 }
+
+// `kbench reproduce --resume` keeps an id's stored results only when they were done at this
+// commit, from a clean tree, on this GPU kind (and as a dry run only for a dry run).
+TEST(DoneAt, OnlyResultsOfThisCleanCommitOnThisGpu)
+{
+    const std::string sha = "0123456789abcdef0123456789abcdef01234567";
+    const kh::GitInfo head{sha, false};
+    json doc = document("2026-01-01", sha, 1.5);
+    doc["context"]["kbench"]["gpu"] = {{"name", "NVIDIA H200"}};
+    EXPECT_TRUE(kh::done_at(doc, head, "NVIDIA H200", 0));
+    EXPECT_TRUE(kh::done_at(doc, head, "", 0));  // an id that needs no GPU: any machine
+    EXPECT_FALSE(kh::done_at(doc, head, "NVIDIA H100 80GB HBM3", 0));
+    EXPECT_FALSE(kh::done_at(doc, head, "NVIDIA H200", 2));  // a dry run wanted, a real one stored
+    EXPECT_FALSE(kh::done_at(doc, kh::GitInfo{sha, true}, "NVIDIA H200", 0));  // tree dirty now
+    EXPECT_FALSE(kh::done_at(doc, kh::GitInfo{"unknown", false}, "", 0));
+    EXPECT_FALSE(kh::done_at(doc, kh::GitInfo{"89abcdef" + sha.substr(8), false}, "", 0));
+
+    json dirty = doc;
+    dirty["context"]["kbench"]["git"]["dirty"] = true;  // written from uncommitted changes
+    EXPECT_FALSE(kh::done_at(dirty, head, "NVIDIA H200", 0));
+    json dry = doc;
+    dry["context"]["kbench"]["shared_gpus"] = 2;
+    EXPECT_TRUE(kh::done_at(dry, head, "NVIDIA H200", 2));
+    EXPECT_FALSE(kh::done_at(dry, head, "NVIDIA H200", 0));
+    json no_gpu = doc;
+    no_gpu["context"]["kbench"].erase("gpu");
+    EXPECT_FALSE(kh::done_at(no_gpu, head, "NVIDIA H200", 0));
+    for (const json& bad : {json(), json("x"), json::object(), json{{"context", 1}},
+                            json{{"context", {{"kbench", {{"git", "abc"}}}}}}})
+        EXPECT_FALSE(kh::done_at(bad, head, "", 0)) << bad.dump();
+}

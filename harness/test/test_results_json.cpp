@@ -2,9 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace kh = kbench::harness;
 using nlohmann::json;
@@ -104,6 +113,97 @@ TEST(ResultsJson, WritesPrettyJsonCreatingDirectories)
     std::ifstream in(file);
     ASSERT_TRUE(in.good());
     EXPECT_EQ(json::parse(in), (json{{"a", 1}}));
+    std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// The names of the files in `dir` that end in ".tmp".
+std::vector<std::string> temp_files(const std::filesystem::path& dir)
+{
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".tmp") found.push_back(name);
+    }
+    return found;
+}
+
+std::string read_text(const std::filesystem::path& file)
+{
+    std::ifstream in(file);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(ResultsJson, AFailedSerializationLeavesTheOldFileAndNoTemporaryFile)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "kbench_test_atomic_serialize";
+    std::filesystem::remove_all(dir);
+    const auto file = dir / "results.json";
+    kh::write_json_file({{"a", 1}}, file.string());
+    const std::string before = read_text(file);
+    try {
+        kh::write_json_file({{"a", std::string("\xff not UTF-8")}}, file.string());
+        ADD_FAILURE() << "a string that is not UTF-8 was written";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_text(file), before);
+    EXPECT_TRUE(temp_files(dir).empty());
+    std::filesystem::remove_all(dir);
+}
+
+// A write cut off mid-way: a child process whose files may not grow past 4 kB writes 200 kB.
+TEST(ResultsJson, AWriteCutOffMidWayLeavesTheOldFileAndNoTemporaryFile)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "kbench_test_atomic_cut_off";
+    std::filesystem::remove_all(dir);
+    const auto file = dir / "results.json";
+    kh::write_json_file({{"a", 1}}, file.string());
+    const std::string before = read_text(file);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails (EFBIG) instead
+        const rlimit limit{4096, 4096};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            kh::write_json_file({{"a", std::string(200000, 'x')}}, file.string());
+        } catch (const std::runtime_error&) {
+            std::_Exit(0);
+        }
+        std::_Exit(1);  // the write should have failed
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "write_json_file did not throw past the size limit";
+    EXPECT_EQ(read_text(file), before);
+    EXPECT_TRUE(temp_files(dir).empty());
+    std::filesystem::remove_all(dir);
+}
+
+TEST(ResultsJson, TemporaryFilesOfKilledWritersAreRemovedAndOthersKept)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "kbench_test_stale_temp";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const pid_t gone = ::fork();  // a process that has ended: its pid names no writer
+    ASSERT_GE(gone, 0);
+    if (gone == 0) std::_Exit(0);
+    ::waitpid(gone, nullptr, 0);
+    const std::vector<std::string> names = {
+        ".results.json." + std::to_string(gone) + ".tmp",       // killed writer: removed
+        ".table.md." + std::to_string(::getpid()) + ".tmp",     // a running writer: kept
+        "notes.tmp", "results.json"};                           // not temporary files: kept
+    for (const auto& n : names) std::ofstream(dir / n) << "x";
+    EXPECT_EQ(kh::remove_stale_temp_files(dir.string()), 1);
+    EXPECT_FALSE(std::filesystem::exists(dir / names[0]));
+    for (std::size_t i = 1; i < names.size(); ++i)
+        EXPECT_TRUE(std::filesystem::exists(dir / names[i])) << names[i];
+    EXPECT_EQ(kh::remove_stale_temp_files((dir / "missing").string()), 0);
     std::filesystem::remove_all(dir);
 }
 
