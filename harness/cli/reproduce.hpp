@@ -18,8 +18,8 @@ struct ReproduceOptions {
     std::vector<std::string> ids;   // registered ids and/or "all" (run once each, derive_from
                                     // ids first; ids that derive from one another share a run)
     MatrixSource source;            // source.set empty = each reproduction's default set
-    std::string results_root;       // default <source>/results
-    RunOptions run;                 // passed to every runner
+    std::string results_root;       // default <source>/results (--quick: quick_results_root())
+    RunOptions run;                 // passed to every runner (run.quick: source.quick too)
 };
 
 /// Python interpreter for the analysis: $KBENCH_PYTHON, else the configure-time KBENCH_PYTHON.
@@ -55,7 +55,9 @@ MachineFacts probe_machine_facts();
 
 /// Runs the reproduction(s) in run_order (derive_from first) and returns the process exit code.
 /// Ids whose needs are unmet are rendered from stored results, with the reason said once per
-/// reason. Throws std::invalid_argument for an unknown id (listing the valid ones).
+/// reason; in a quick run (options.run.quick) they are skipped instead, and every results
+/// document gets context.kbench.quick = true. Throws std::invalid_argument for an unknown id
+/// (listing the valid ones).
 int run_reproduce(const ReproduceOptions& options);
 
 }  // namespace kbench::harness
