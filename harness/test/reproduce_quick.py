@@ -4,7 +4,7 @@
   cpu: with no visible GPU, `reproduce --quick yamazaki2014/fig6 anzt2015/fig9` and no
        --results-dir: the results go to <KBENCH_CACHE_DIR>/quick-results (said at the start and
        in the summary), fig6 (a model, CPU only) runs on the quick form of its set (its first
-       matrix) with context.kbench.quick true, fig9 (needs a
+       matrix) with context.kbench.quick true and a table that says "quick run", fig9 (needs a
        GPU) is skipped rather than rendered from stored results, and the committed results/ is
        left as it was.
   gpu: `reproduce --quick` of three quick ids that need no matrix file (anzt2015/fig9,
@@ -80,6 +80,9 @@ def check_cpu(kbench: str, work: str, committed: str) -> List[str]:
     if list(kb.get("matrices", {})) != ["lap3d_27pt_17x17x72"]:
         failures.append(f"fig6: matrices {list(kb.get('matrices', {}))}, expected the first "
                         "entry of yamazaki2014-mpk alone")
+    with open(os.path.join(fig6, "table.md"), encoding="utf-8") as f:
+        if "(quick run)" not in f.readline():
+            failures.append("fig6: the table's title does not say quick run")
     if tree_digest(committed) != before:
         failures.append(f"the committed results tree {committed} changed")
     return failures
