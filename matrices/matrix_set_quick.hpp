@@ -16,7 +16,8 @@ namespace kbench::quick_set {
 /// "quick_params" (absent: `e` as it is), "quick_params" removed. `bad(message)` throws; it is
 /// called when "quick_params" is not a JSON object or the entry is a file entry (which has no
 /// "params"). The merged parameters are checked by the caller as "params" are.
-nlohmann::json quick_entry(const nlohmann::json& e, const std::function<void(const std::string&)>& bad);
+nlohmann::json quick_entry(const nlohmann::json& e,
+                           const std::function<void(const std::string&)>& bad);
 
 /// The names of the entries a quick run keeps, in manifest order: those the manifest's
 /// top-level "quick" array names, or the first of `names` (the entries' names in manifest

@@ -37,8 +37,10 @@ std::vector<T> quick_cap(const std::vector<T>& values, T cap, std::size_t max_po
     if (max_points == 1) return {kept.front()};
     std::vector<T> thinned;
     const double step = static_cast<double>(kept.size() - 1) / static_cast<double>(max_points - 1);
-    for (std::size_t i = 0; i < max_points; ++i)
-        thinned.push_back(kept[static_cast<std::size_t>(std::lround(step * static_cast<double>(i)))]);
+    for (std::size_t i = 0; i < max_points; ++i) {
+        const long index = std::lround(step * static_cast<double>(i));
+        thinned.push_back(kept[static_cast<std::size_t>(index)]);
+    }
     return thinned;
 }
 
