@@ -137,8 +137,23 @@ def real_matrices_lines(kb: dict) -> List[str]:
             f"{', '.join(used) or 'none'}; the stand-in for {', '.join(stand_in) or 'none'}"]
 
 
+def title_line(kb: dict, title: str) -> str:
+    """The "# title" line of a table.md; " (quick run)" added for a quick run (kb: the results'
+    context.kbench, whose "quick" is true)."""
+    return f"# {title}" + (" (quick run)" if kb.get("quick") else "")
+
+
+def quick_lines(kb: dict) -> List[str]:
+    """The header line that says a table comes from a quick run (none for another run)."""
+    if not kb.get("quick"):
+        return []
+    return ["- **Quick run** (`kbench reproduce --quick`): reduced sizes and repetitions, a "
+            "smoke test of the pipeline; not the study's figures"]
+
+
 def header_block(context: dict, title: str) -> str:
-    """Markdown lines naming the GPU, software, measured bandwidth, cache mode and version."""
+    """Markdown lines naming the GPU, software, measured bandwidth, cache mode and version; a
+    quick run (context.kbench.quick) says so in the title and in a line of its own."""
     kb = context.get("kbench", {})
     gpu, machine, git = kb.get("gpu", {}), kb.get("machine", {}), kb.get("git", {})
     sha = git.get("sha", "unknown")
@@ -147,7 +162,7 @@ def header_block(context: dict, title: str) -> str:
     cc_txt = f"{int(cc) // 10}.{int(cc) % 10}" if isinstance(cc, (int, float)) else NA
     ms = kb.get("matrix_set", {})
     lines = [
-        f"# {title}",
+        title_line(kb, title),
         "",
         f"- GPU: {gpu.get('name', NA)} ({gpu.get('sm_count', NA)} SMs, compute capability "
         f"{cc_txt}, ECC {'on' if gpu.get('ecc_enabled') else 'off'}); driver "
@@ -163,6 +178,7 @@ def header_block(context: dict, title: str) -> str:
         lines.append(f"- **Dry run** (KBENCH_SHARE_GPUS={kb['shared_gpus']}): the ranks of the "
                      f"multi-GPU runs shared the visible GPUs; their times are not multi-GPU "
                      f"figures")
+    lines += quick_lines(kb)
     return "\n".join(lines) + "\n\n"
 
 

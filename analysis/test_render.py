@@ -125,6 +125,19 @@ class FormatTest(unittest.TestCase):
         self.assertTrue(report.missing(report.geomean([])))
 
 
+class HeaderTest(unittest.TestCase):
+    def test_quick_run_is_said_in_the_title_and_a_line(self):
+        context = {"kbench": {"git": {"sha": "abc"}}, "date": "2025-01-01"}
+        plain = report.header_block(context, "Fig. 1")
+        self.assertTrue(plain.startswith("# Fig. 1\n"))
+        self.assertNotIn("Quick run", plain)
+        context["kbench"]["quick"] = True
+        quick = report.header_block(context, "Fig. 1")
+        self.assertTrue(quick.startswith("# Fig. 1 (quick run)\n"))
+        self.assertIn("- **Quick run** (`kbench reproduce --quick`): reduced sizes", quick)
+        self.assertIn("; git abc; date 2025-01-01\n", quick)  # results_readme.HEADER_GIT
+
+
 class DigestTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -3,6 +3,7 @@
 
 #include "matrices/generators.hpp"
 #include "matrices/graph_matrices.hpp"
+#include "matrices/matrix_set_quick.hpp"
 #include "matrices/mm_io.hpp"
 #include "matrices/suitesparse_index.hpp"
 
@@ -399,14 +400,18 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
             bad("\"name\" must be a non-empty string");
         }
         for (const auto& [key, value] : e.items()) {
-            static const std::set<std::string> known{"name",       "file",  "generator", "params",
+            static const std::set<std::string> known{"name",       "file",  "generator",
+                                                     "params",     "quick_params",
                                                      "stands_for", "study", "suitesparse"};
             if (known.count(key) == 0) {
                 bad(fmt::format("unknown key \"{}\" (expected name, file, generator, params, "
-                                "stands_for, study, suitesparse)",
+                                "quick_params, stands_for, study, suitesparse)",
                                 key));
             }
         }
+        // The entry as a quick run builds it ("quick_params" over "params"), checked in every run.
+        const json quick = quick_set::quick_entry(e, bad);
+        const json& used = options.quick ? quick : e;
         MatrixEntry entry;
         entry.name = e["name"];
         std::string real_file;
@@ -451,14 +456,19 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
             if (!e.contains("params") || !e["params"].is_object()) {
                 bad(fmt::format("generator '{}' needs a \"params\" object", entry.source));
             }
-            const json& params = e["params"];
-            check_generator_params(entry.source, params, bad);
+            check_generator_params(entry.source, e["params"], bad);
+            if (e.contains("quick_params")) {
+                check_generator_params(entry.source, quick["params"], [&](const std::string& m) {
+                    bad("with \"quick_params\": " + m);
+                });
+            }
             if (entry.source == "replicate") {
-                entry.file = resolve(params["file"]);
+                entry.file = resolve(used["params"]["file"]);
             }
         }
-        json spec = e;
+        json spec = used;  // the entry as built (in a quick run: its quick_params merged in)
         spec.erase("suitesparse");
+        spec.erase("quick_params");
         entry.spec = spec.dump();
         if (!real_file.empty()) {  // what is built: the real matrix, not the stand-in
             entry.source = "file";
@@ -468,6 +478,16 @@ MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& ma
                               {"file", real_file}}.dump();
         }
         set.matrices.push_back(std::move(entry));
+    }
+    std::vector<std::string> names;
+    for (const MatrixEntry& m : set.matrices) names.push_back(m.name);
+    const std::vector<std::string> kept = quick_set::quick_names(doc, names, path);  // every run
+    if (options.quick) {
+        const auto dropped = [&](const MatrixEntry& m) {
+            return std::find(kept.begin(), kept.end(), m.name) == kept.end();
+        };
+        set.matrices.erase(std::remove_if(set.matrices.begin(), set.matrices.end(), dropped),
+                           set.matrices.end());
     }
     return set;
 }

@@ -27,6 +27,13 @@
 // (random_rows: row_min <= row_max <= n, mean in [row_min, row_max], a mean or exponent that the
 // distribution does not use; banded: K < n). Relative file paths resolve against the matrix
 // directory; absolute ones are used as they are.
+// Quick runs (`kbench reproduce --quick`, MatrixSetOptions::quick): an optional top-level
+// "quick" array names the entries a quick run keeps (without it, the first entry alone), and a
+// generator entry may carry "quick_params", an object whose keys override those of "params" in
+// a quick run (e.g. {"target_rows": 500000} for a replication). Both are checked on every
+// load, quick or not: every name of "quick" must be an entry's, once; the merged parameters
+// must pass the checks of "params". A run that is not quick ignores them, and "quick_params"
+// is never part of an entry's spec (a quick entry's spec holds the merged "params").
 #pragma once
 
 #include "matrices/csr.hpp"
@@ -51,10 +58,11 @@ struct MatrixEntry {
     bool real = false;       // true: `file` is that SuiteSparse matrix, used instead of the stand-in
 };
 
-/// How load_matrix_set treats entries that name a SuiteSparse matrix.
+/// How load_matrix_set treats entries that name a SuiteSparse matrix, and quick runs.
 struct MatrixSetOptions {
     bool real = false;  // use NAME.mtx of the first of real_dirs that has it instead of the stand-in
     std::vector<std::string> real_dirs;  // where to look (empty strings are skipped)
+    bool quick = false;  // keep the "quick" entries (else the first), built with quick_params
 };
 
 struct MatrixSet {
@@ -78,6 +86,12 @@ std::string resolve_matrix_dir(const std::string& cli_value);
 /// Files are checked here, not read. With options.real, an entry whose NAME.mtx is in one of
 /// options.real_dirs becomes a file entry of that file with `real` set (its stand-in is still
 /// checked, except that a stand-in's file need not exist); other entries keep their stand-in.
+/// With options.quick only the entries of the manifest's "quick" array (else the first) are
+/// returned, in manifest order, generator entries built with "quick_params" over "params".
+/// Also throws std::invalid_argument naming the manifest and the entry for a "quick" that is not
+/// a non-empty array of entry names or names an entry that is not in the set (or twice), and
+/// for "quick_params" on a file entry, not an object, or whose merged parameters fail the checks
+/// of "params" (in every load, quick or not).
 MatrixSet load_matrix_set(const std::string& path_or_name, const std::string& matrix_dir,
                           const MatrixSetOptions& options = {});
 

@@ -21,8 +21,8 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import kbench_results
-from report import (NA, fmt, fmt_int, markdown_table, missing, new_figure, real_matrices_lines,
-                    write_outputs)
+from report import (NA, fmt, fmt_int, markdown_table, missing, new_figure, quick_lines,
+                    real_matrices_lines, title_line, write_outputs)
 
 Entry = Dict[str, Any]
 ORDERINGS = ["natural", "rcm", "kway"]
@@ -87,13 +87,14 @@ def header(res: kbench_results.Results, title: str) -> str:
     dirty = " (dirty)" if git.get("dirty") else ""
     sec = section_of(res)
     return "\n".join([
-        f"# {title}", "",
+        title_line(kb, title), "",
         "- Model only: counted on the CPU from the sparsity pattern and its row partitions "
         "(kbench::mpk_index_sets), priced by models/mpk_model.hpp; no GPU, nothing timed",
         f"- s = 1..{sec.get('s_max', NA)}; parts P = "
         f"{', '.join(str(p) for p in sec.get('parts', [])) or NA}; METIS seed "
         f"{sec.get('metis_seed', NA)}; git {git.get('sha', NA)}{dirty}; date {ctx.get('date', NA)}",
-        f"- Command: `{' '.join(kb.get('argv', [])) or NA}`", *real_matrices_lines(kb), "", ""])
+        f"- Command: `{' '.join(kb.get('argv', [])) or NA}`", *real_matrices_lines(kb),
+        *quick_lines(kb), "", ""])
 
 
 def stand_in_table(res: kbench_results.Results, names: List[str]) -> str:

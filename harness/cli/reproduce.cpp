@@ -264,6 +264,7 @@ nlohmann::json run_and_store(const Reproduction& r, const std::string& id, Study
 {
     const double started = clock.elapsed();
     nlohmann::json doc = r.run(run);
+    if (run.options.quick) doc["context"]["kbench"]["quick"] = true;
     nlohmann::json& took = doc["context"]["kbench"]["run_seconds"];  // run context
     if (!took.is_object()) took = nlohmann::json::object();
     if (!took.contains("total")) took["total"] = clock.elapsed() - started;
@@ -339,6 +340,7 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
             run.source = options.source;
             if (run.source.set.empty()) run.source.set = r.default_set;
             run.options = options.run;
+            run.source.quick = options.run.quick;
             run.machine = machine && r.needs.gpus > 0 ? &*machine : nullptr;
             const auto from = done.find(r.derive_from);
             if (!r.derive_from.empty() && from != done.end())
@@ -394,7 +396,16 @@ int run_reproduce(const ReproduceOptions& options)
     const Progress clock;
     int status = 0;
     Summary summary;
+    if (options.run.quick)
+        fmt::print(stderr, "kbench: quick run (reduced sizes and repetitions): results go to {}\n",
+                   options.results_root);
     for (const auto& [reason, ids] : unmet) {
+        if (options.run.quick) {  // nothing stored to render in a quick run's own results tree
+            fmt::print(stderr, "kbench: quick run: not running {}: {}\n", join(ids), reason);
+            for (const auto& id : ids) summary.skipped_ids.emplace_back(id, reason);
+            summary.skipped += static_cast<int>(ids.size());
+            continue;
+        }
         status = std::max(status, render_stored(options, ids, reason, summary));
     }
     if (!runnable.empty())
@@ -417,6 +428,8 @@ int run_reproduce(const ReproduceOptions& options)
         fmt::print(stderr, "kbench:   skipped: {}: {}\n", id, why);
     for (const auto& [id, why] : summary.failed_ids)
         fmt::print(stderr, "kbench:   failed: {}: {}\n", id, why);
+    if (options.run.quick)
+        fmt::print(stderr, "kbench:   quick run: results in {}\n", options.results_root);
     return status;
 }
 

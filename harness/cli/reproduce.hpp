@@ -19,8 +19,8 @@ struct ReproduceOptions {
     std::vector<std::string> ids;   // registered ids and/or "all" (run once each, derive_from
                                     // ids first; ids that derive from one another share a run)
     MatrixSource source;            // source.set empty = each reproduction's default set
-    std::string results_root;       // default <source>/results
-    RunOptions run;                 // passed to every runner
+    std::string results_root;       // default <source>/results (--quick: quick_results_root())
+    RunOptions run;                 // passed to every runner (run.quick: source.quick too)
     bool resume = false;            // --resume: keep the ids done_at this commit, render only
 };
 
@@ -58,9 +58,11 @@ MachineFacts probe_machine_facts();
 
 /// Runs the reproduction(s) in run_order (derive_from first) and returns the process exit code.
 /// Ids whose needs are unmet are rendered from stored results, with the reason said once per
-/// reason. An id whose run throws is reported failed (with the message) and the others still
-/// run; the exit code is then 1. Throws std::invalid_argument for an unknown id (listing the
-/// valid ones), and std::runtime_error for a bad KBENCH_RANK_TIMEOUT_S (before any run).
+/// reason; in a quick run (options.run.quick) they are skipped instead, and every results
+/// document gets context.kbench.quick = true. An id whose run throws is reported failed (with
+/// the message) and the others still run; the exit code is then 1. Throws
+/// std::invalid_argument for an unknown id (listing the valid ones), and std::runtime_error for
+/// a bad KBENCH_RANK_TIMEOUT_S (before any run).
 int run_reproduce(const ReproduceOptions& options);
 
 }  // namespace kbench::harness

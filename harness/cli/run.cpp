@@ -2,6 +2,7 @@
 #include "harness/bench/bench_spmv.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/cli/profile.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/cli/reproduce.hpp"
 #include "harness/core/results_json.hpp"
@@ -42,9 +43,14 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
                   "in the matrix directory or <cache>/matrices (kbench matrix fetch --set), "
                   "the stand-ins otherwise");
 }
-/// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials (defaults: those in `o`).
+/// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials, --quick (defaults: those in
+/// `o`). The subcommand's callback calls finish_run_options.
 void add_run_options(CLI::App* sub, RunOptions& o)
 {
+    sub->add_flag("--quick", o.quick,
+                  "reduced sizes and repetitions (a smoke run, not the study's figures): the "
+                  "sets' quick entries, capped sweeps, at most 2 repetitions and 0.01 s each "
+                  "unless given");
     sub->add_flag("--cold", o.cold, "flush the L2 cache before each timed launch");
     sub->add_option("--repetitions", o.repetitions, "repetitions (median reported)")
         ->capture_default_str()
@@ -62,6 +68,15 @@ void add_run_options(CLI::App* sub, RunOptions& o)
                     "with --spmv-tune trial: configurations timed")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
+}
+
+/// With --quick: the source's quick entries, and apply_quick for the options add_run_options
+/// bound to `o` on `sub`, the ones given on the command line left as given.
+void finish_run_options(const CLI::App* sub, RunOptions& o, MatrixSource& source)
+{
+    source.quick = o.quick;
+    apply_quick(o, sub->get_option("--repetitions")->count() > 0,
+                sub->get_option("--min-time")->count() > 0);
 }
 
 }  // namespace
@@ -126,7 +141,8 @@ void add_bench_command(CLI::App& app)
     add_sellp_options(sub, a->spmv.sellp);
     sub->add_flag("--no-machine", a->no_machine,
                   "skip the machine profile (bw_frac_* counters are then left out)");
-    sub->callback([a] {
+    sub->callback([a, sub] {
+        finish_run_options(sub, a->spmv.run, a->spmv.source);
         a->spmv.kernels = parse_kernel_list(a->kernels);
         a->spmv.precisions = parse_precision(a->precision);
         check_matrix_source(a->spmv.source);
@@ -152,12 +168,16 @@ void add_reproduce_command(CLI::App& app)
         ->required()
         ->expected(1, -1);
     add_source_options(sub, o->source);
-    sub->add_option("--results-dir", o->results_root, "results tree root")->capture_default_str();
+    auto* results_dir = sub->add_option("--results-dir", o->results_root,
+                                        "results tree root (with --quick: <cache>/quick-results)")
+                            ->capture_default_str();
     sub->add_flag("--resume", o->resume,
                   "continue a stopped run: skip (only re-render) each id whose results.json was "
                   "written at this commit, with a clean tree, on this GPU kind");
     add_run_options(sub, o->run);
-    sub->callback([o] {
+    sub->callback([o, sub, results_dir] {
+        finish_run_options(sub, o->run, o->source);
+        if (o->run.quick && results_dir->count() == 0) o->results_root = quick_results_root();
         check_matrix_source(o->source);
         exit_status() = run_reproduce(*o);
     });

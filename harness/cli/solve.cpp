@@ -44,6 +44,8 @@ void add_solve_command(CLI::App& app)
         ->check(CLI::ExistingDirectory);
     sub->add_flag("--real", a->run.source.real,
                   "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
+    sub->add_flag("--quick", a->run.source.quick,
+                  "the set's quick entries and quick_params (as kbench reproduce --quick)");
     sub->add_option("--forms", a->forms, "comma-separated: reference, merged, graph")
         ->capture_default_str();
     sub->add_option("--spmv", a->kernels, "comma-separated SpMV operator policies (auto or a "

@@ -48,6 +48,7 @@ MatrixSet load_source_set(const MatrixSource& source)
 {
     MatrixSetOptions options;
     options.real = source.real;
+    options.quick = source.quick;
     if (source.real) options.real_dirs = real_matrix_dirs(source.matrix_dir);
     return load_matrix_set(source.set, resolve_matrix_dir(source.matrix_dir), options);
 }
@@ -72,6 +73,7 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                        {"manifest", set.manifest},
                        {"matrix_dir", resolve_matrix_dir(source.matrix_dir)},
                        {"real", source.real}};
+    if (source.quick) k["quick"] = true;
     k["matrices"] = nlohmann::json::object();
     return k;
 }

@@ -22,6 +22,8 @@ struct MatrixSource {
     std::string set = "default";  // shipped set name or manifest path
     std::string matrix_dir;        // --matrix-dir; empty = $KBENCH_MATRIX_DIR
     bool real = false;             // --real: SuiteSparse matrices the set names, where present
+    bool quick = false;            // the set's quick entries and quick_params (matrix_set.hpp);
+                                   // reproduce sets it from RunOptions::quick
 };
 
 /// Where real SuiteSparse matrices are looked for (and `kbench matrix fetch` puts them): the
@@ -30,7 +32,8 @@ struct MatrixSource {
 std::vector<std::string> real_matrix_dirs(const std::string& matrix_dir);
 
 /// load_matrix_set of `source`: its set, resolved matrix directory and, with source.real, the
-/// real matrices of real_matrix_dirs. Throws as load_matrix_set does.
+/// real matrices of real_matrix_dirs; with source.quick, the set's quick entries. Throws as
+/// load_matrix_set does.
 MatrixSet load_source_set(const MatrixSource& source);
 
 /// Options of every timed run: `kbench bench spmv`, `kbench reproduce` and the studies' runners.
@@ -41,6 +44,7 @@ struct RunOptions {
     std::string spmv_tune = "model";  // how SpMV operators of policy auto choose: "model" (the
                                       // time model's ranking) or "trial" (also time the
     int spmv_trials = 3;              // spmv_trials best modeled configurations once)
+    bool quick = false;       // --quick: reduced sizes and repetitions (harness/core/quick.hpp)
 };
 
 /// Throws std::invalid_argument naming the option when `o` is out of range (repetitions < 1,
@@ -55,7 +59,7 @@ std::optional<std::regex> compile_filter(const std::string& text);
 std::vector<std::string>& command_argv();
 
 /// context.kbench without "matrices": argv, id, git, gpu (when a device is present), machine
-/// (when given), cache_mode, matrix_set.
+/// (when given), cache_mode, matrix_set, and "quick": true when source.quick.
 nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
                               const MatrixSet& set, const MachineProfile* machine, bool cold);
 

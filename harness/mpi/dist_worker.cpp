@@ -32,6 +32,8 @@ void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partiti
                     "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)");
     sub->add_flag("--real", a.source.real,
                   "the set's SuiteSparse matrices where present (kbench reproduce --real)");
+    sub->add_flag("--quick", a.source.quick,
+                  "the set's quick entries and quick_params (kbench reproduce --quick)");
     sub->add_option("--partition", a.partition, partition_help)->capture_default_str();
     sub->add_option("--device", a.device, "cpu (one rank per core) or gpu (one GPU per rank)")
         ->capture_default_str();

@@ -34,8 +34,8 @@ struct WorkerArgs {
     bool overlap = true;  // gpu: the distributed SpMV overlaps its halo exchange (--no-overlap)
 };
 
-/// Adds --set (required), --matrix (required), --matrix-dir, --partition (with partition_help),
-/// --device, --transport, --no-overlap and --json to `sub`, bound to `a`.
+/// Adds --set (required), --matrix (required), --matrix-dir, --real, --quick, --partition (with
+/// partition_help), --device, --transport, --no-overlap and --json to `sub`, bound to `a`.
 void add_worker_options(CLI::App* sub, WorkerArgs& a, const std::string& partition_help);
 
 /// The entry `name` of the matrix set of `source`. Throws std::invalid_argument naming

@@ -86,9 +86,10 @@ std::string resume_key(const StudyRun& run)
 {
     const GitInfo git = git_info(KBENCH_SOURCE_DIR);
     if (git.dirty || git.sha == "unknown") return {};
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", git.sha, run.id, run.source.set,
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}{}", git.sha, run.id, run.source.set,
                        run.source.matrix_dir, run.source.real, run.options.repetitions, gpu_count(),
-                       shared_gpus(), cpu_ranks());
+                       shared_gpus(), cpu_ranks(),
+                       run.options.quick || run.source.quick ? "|quick" : "");
 }
 
 double rank_timeout_seconds()

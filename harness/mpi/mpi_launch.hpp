@@ -48,9 +48,9 @@ struct ScratchDir {
 
 /// The resume key of a study run's workers: the commit (git_info of the source tree) and
 /// everything of `run` and the machine that a worker's result depends on (id, matrix set and
-/// directory, --real, repetitions, GPU count, KBENCH_SHARE_GPUS, CPU ranks). Empty, so no resuming,
-/// when the tree has uncommitted changes or its commit is unknown: a result is reused only for
-/// the code that made it.
+/// directory, --real, repetitions, GPU count, KBENCH_SHARE_GPUS, CPU ranks, --quick). Empty, so
+/// no resuming, when the tree has uncommitted changes or its commit is unknown: a result is
+/// reused only for the code that made it.
 std::string resume_key(const StudyRun& run);
 
 /// Seconds a launch of MPI workers may run: $KBENCH_RANK_TIMEOUT_S, else 3600 (an hour: one

@@ -65,6 +65,7 @@ std::map<std::string, Measured> profile_form(const std::string& form, const Stud
     if (!run.source.matrix_dir.empty())
         cmd.insert(cmd.end(), {"--matrix-dir", run.source.matrix_dir});
     if (run.source.real) cmd.push_back("--real");
+    if (run.source.quick) cmd.push_back("--quick");
     fmt::print(stderr, "kbench: {}\n", join(cmd, " "));
     const ProcessResult ncu = run_process(cmd, true);
     fs::remove(json_out);

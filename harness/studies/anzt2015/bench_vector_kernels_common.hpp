@@ -6,6 +6,7 @@
 #pragma once
 
 #include "harness/core/progress.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/study.hpp"
 #include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
@@ -60,6 +61,17 @@ double max_relative_error(const std::vector<double>& got, const std::vector<long
 /// digits (so every n >= 1000 is a multiple of 10: even, and vectors at V + j n stay 16-byte
 /// aligned, which lets the kernels use their vectorized loads).
 std::vector<std::int64_t> log_spaced(double lo, double hi, int count);
+
+/// Longest vector of a quick run (`kbench reproduce --quick`; the full sweeps go to 1e8).
+inline constexpr std::int64_t quick_max_length = 1'000'000;
+
+/// A sweep's values (ascending) as `run` takes them: all of them, or under run.options.quick
+/// at most `points` of those <= cap (quick_cap, harness/core/quick.hpp).
+template <typename T>
+std::vector<T> sweep(const StudyRun& run, std::vector<T> values, T cap, std::size_t points)
+{
+    return run.options.quick ? quick_cap(values, cap, points) : values;
+}
 
 /// n as cuBLAS's int length. Throws std::invalid_argument naming `who` for n above INT_MAX.
 int cublas_int(std::int64_t n, const char* who);

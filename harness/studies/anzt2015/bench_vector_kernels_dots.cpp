@@ -113,6 +113,7 @@ nlohmann::json run_dot_vectors_study(const StudyRun& run)
     std::vector<int> ks;
     for (int k = 1; k <= 16; ++k) ks.push_back(k);
     for (int k = 20; k <= 32; k += 4) ks.push_back(k);
+    ks = sweep(run, ks, 32, 8);  // quick: 8 of the 20 counts
     const std::vector<std::pair<std::int64_t, const char*>> ns{{100000, "left"},
                                                                {1000000, "right"}};
     const Progress progress;
@@ -138,8 +139,10 @@ nlohmann::json run_dot_length_study(const StudyRun& run)
         {"pointer_mode", "device"},
         {"timing", "CUDA events around the loop"}});
     const RunOptions& o = run.options;
-    const std::vector<std::int64_t> left_ns = log_spaced(3.0, 8.0, 11);
-    const std::vector<std::int64_t> right_ns = log_spaced(3.0, 7.0, 9);
+    const std::vector<std::int64_t> left_ns =
+        sweep(run, log_spaced(3.0, 8.0, 11), quick_max_length, 4);
+    const std::vector<std::int64_t> right_ns =
+        sweep(run, log_spaced(3.0, 7.0, 9), quick_max_length, 4);
     const std::vector<int> right_ks{1, 2, 4, 8, 16, 32};
     const Progress progress;
     const std::size_t total = left_ns.size() * 4 + right_ns.size() * right_ks.size() * 2;

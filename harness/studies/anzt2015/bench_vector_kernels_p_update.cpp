@@ -45,7 +45,7 @@ nlohmann::json run_p_update_study(const StudyRun& run)
         {"timing", "CUDA events around the loop; p keeps being updated across the loop "
                    "(p tends to 2 r - v, bounded)"}});
     const RunOptions& o = run.options;
-    const std::vector<std::int64_t> ns = log_spaced(3.0, 8.0, 11);
+    const std::vector<std::int64_t> ns = sweep(run, log_spaced(3.0, 8.0, 11), quick_max_length, 4);
     const Progress progress;
     const std::size_t total = ns.size() * 2;
     std::size_t index = 0;

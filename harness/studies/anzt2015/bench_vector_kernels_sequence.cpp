@@ -180,7 +180,7 @@ nlohmann::json run_dot_savings_study(const StudyRun& run)
         {"savings", "1 - merged_sequence seconds / cublas_sequence seconds (fraction)"},
         {"timing", "host steady clock around the loop (both sequences end on the host)"}});
     const RunOptions& o = run.options;
-    const std::vector<std::int64_t> ns = log_spaced(3.0, 8.0, 16);
+    const std::vector<std::int64_t> ns = sweep(run, log_spaced(3.0, 8.0, 16), quick_max_length, 6);
     const Progress progress;
     const std::vector<SequencePoint> points =
         run_sequences(ns, o.repetitions, o.min_time, &progress);

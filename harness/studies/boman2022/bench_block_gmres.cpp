@@ -5,6 +5,7 @@
 #include "harness/studies/boman2022/bench_block_gmres_common.hpp"
 
 #include "harness/core/progress.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study_context.hpp"
 #include "harness/core/timing.hpp"
@@ -53,6 +54,19 @@ namespace {
 constexpr double cpu_budget_seconds = 12.0;  // per matrix and restart on the CPU
 const std::vector<int> gpu_s{1, 2, 4, 8, 16, 32, 64};
 const std::vector<int> cpu_s{1, 2, 4, 8, 16, 32, 64};
+constexpr int quick_max_s = 8;                     // a quick run (`kbench reproduce --quick`):
+constexpr double quick_cpu_budget_seconds = 2.0;  // s <= 8, a 2 s CPU budget
+
+/// The s values of each device and the CPU budget of a run: boman2022's, or a quick run's.
+struct Plan {
+    std::vector<int> gpu_s, cpu_s;
+    double cpu_budget;
+};
+Plan plan_of(const RunOptions& o)
+{
+    if (!o.quick) return {gpu_s, cpu_s, cpu_budget_seconds};
+    return {quick_cap(gpu_s, quick_max_s), quick_cap(cpu_s, quick_max_s), quick_cpu_budget_seconds};
+}
 const std::vector<int> gpu_restarts{0, 30, 50};  // 0: not restarted
 const std::vector<int> cpu_restarts{0, 30};
 constexpr int vanbody_block_steps = 600;  // above every count of boman2022's vanbody table
@@ -75,7 +89,8 @@ json ratio_or_null(double num, double den, bool ok)
 
 /// The entries of one device, matrix and restart length, appended to doc.
 void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr<double>& a,
-           int restart, const std::vector<int>& s_values, const Costs& costs, json& doc)
+           int restart, const std::vector<int>& s_values, const Costs& costs, double cpu_budget,
+           json& doc)
 {
     const auto t_start = std::chrono::steady_clock::now();
     const auto elapsed = [&] {
@@ -93,9 +108,9 @@ void sweep(Solvers& solvers, Device device, const std::string& matrix, const Csr
                   {"figure", "speedup"}, {"device", name(device)}, {"matrix", matrix},
                   {"n", a.num_rows}, {"nnz", a.nnz()}, {"restart", restart_json(restart)},
                   {"s", s}};
-        if (skipped.empty() && device == Device::cpu && elapsed() > cpu_budget_seconds)
+        if (skipped.empty() && device == Device::cpu && elapsed() > cpu_budget)
             skipped = fmt::format("CPU time budget of {} s per matrix and restart used up",
-                                  cpu_budget_seconds);
+                                  cpu_budget);
         if (!skipped.empty()) {
             e["skipped"] = skipped;
             doc["benchmarks"].push_back(e);
@@ -189,6 +204,7 @@ json run_block_speedup_study(const StudyRun& run)
         return derived_results(run);
     }
     validate(run.options);
+    const Plan plan = plan_of(run.options);
     const MatrixSet set = load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     // Each point is whole solves (milliseconds to seconds each) after a warm-up; the study's
@@ -197,12 +213,12 @@ json run_block_speedup_study(const StudyRun& run)
     json& ctx = doc["context"]["kbench"]["boman2022"];
     ctx = {{"tolerance", tolerance},
            {"seed", rhs_seed},
-           {"s_values", {{"gpu", gpu_s}, {"cpu", cpu_s}}},
+           {"s_values", {{"gpu", plan.gpu_s}, {"cpu", plan.cpu_s}}},
            {"restarts", {{"gpu", json::array()}, {"cpu", json::array()}}},
            {"iteration_cap", iteration_cap},
            {"basis_cap", basis_cap},
            {"repetitions", {{"gpu", gpu_reps}, {"cpu", 1}}},
-           {"cpu_budget_seconds", cpu_budget_seconds},
+           {"cpu_budget_seconds", plan.cpu_budget},
            {"cpu_threads", cpu_threads()},
            {"notes",
             {"restart m counts (block) steps per cycle for every method, as Belos' Num Blocks: "
@@ -228,8 +244,8 @@ json run_block_speedup_study(const StudyRun& run)
     const models::SpmvMachine figures =
         run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
     Costs latency[2];  // per device: the three alphas and gamma_lsq, measured once
-    std::vector<int> lsq_s = gpu_s;
-    lsq_s.insert(lsq_s.end(), cpu_s.begin(), cpu_s.end());
+    std::vector<int> lsq_s = plan.gpu_s;
+    lsq_s.insert(lsq_s.end(), plan.cpu_s.begin(), plan.cpu_s.end());
     std::sort(lsq_s.begin(), lsq_s.end());
     lsq_s.erase(std::unique(lsq_s.begin(), lsq_s.end()), lsq_s.end());
     const std::map<int, double> gamma_lsq = calibrate_gamma_lsq(lsq_s);  // host: both devices
@@ -245,10 +261,10 @@ json run_block_speedup_study(const StudyRun& run)
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
-        const std::vector<double> b = random_block(a.num_rows, gpu_s.back());
+        const std::vector<double> b = random_block(a.num_rows, plan.gpu_s.back());
         for (Device device : {Device::gpu, Device::cpu}) {
             const bool gpu = device == Device::gpu;
-            const std::vector<int>& s_values = gpu ? gpu_s : cpu_s;
+            const std::vector<int>& s_values = gpu ? plan.gpu_s : plan.cpu_s;
             Solvers solvers(device, a, b, s_values.back(), figures, gpu ? gpu_reps : 1);
             Costs costs = latency[gpu ? 0 : 1];
             costs.beta = calibrate_beta(
@@ -265,7 +281,8 @@ json run_block_speedup_study(const StudyRun& run)
                 progress.report(k, total,
                                 fmt::format("{} {} restart {}", entry.name, name(device),
                                             restart > 0 ? std::to_string(restart) : "none"));
-                sweep(solvers, device, entry.name, a, restart, s_values, costs, doc);
+                sweep(solvers, device, entry.name, a, restart, s_values, costs, plan.cpu_budget,
+                      doc);
             }
         }
     });

@@ -5,6 +5,7 @@
 // Defined in bench_spike.cpp.
 #pragma once
 
+#include "harness/core/quick.hpp"
 #include "harness/core/study.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
@@ -43,6 +44,8 @@ constexpr double cpu_point_budget_s = 20.0;   // a dgbsv or cuDSS point predicte
 constexpr double cpu_series_budget_s = 45.0;  // per baseline series (method) of an id
 constexpr double baseline_repetition_budget_s = 1.0;  // repetitions of a cheap baseline point
 constexpr double fp32_over_fp64 = 2.0;  // kbench assumption: FP32 (non-tensor) rate = 2 x FP64
+constexpr index_type quick_max_n = 100000;  // a quick run (`kbench reproduce --quick`): N <= 1e5
+constexpr index_type quick_max_k = 64;      // and K <= 64
 
 using clock_type = std::chrono::steady_clock;
 /// Seconds on clock_type since t0.

@@ -35,8 +35,15 @@ const std::vector<MixedPoint> mixed_points{
 
 json run_spike_mixed_study(const StudyRun& run)
 {
+    std::vector<MixedPoint> points = mixed_points;
+    if (run.options.quick)  // the points with N <= quick_max_n and K <= quick_max_k
+        points.erase(std::remove_if(points.begin(), points.end(),
+                                    [](const MixedPoint& m) {
+                                        return m.n > quick_max_n || m.K > quick_max_k;
+                                    }),
+                     points.end());
     json grid = json::array();
-    for (const MixedPoint& m : mixed_points)
+    for (const MixedPoint& m : points)
         grid.push_back({{"n", m.n}, {"K", m.K}, {"d", m.d}, {"signs", to_string(m.signs)}});
     Study s = new_study(run, {{"points", grid}});
     s.ctx()["notes"].push_back(
@@ -44,9 +51,9 @@ json run_spike_mixed_study(const StudyRun& run)
         "(SpikePrecision::mixed, li2012 Sec. 2.4) and in double; BiCGStab in double; psize "
         "automatic for each (the chooser counts the value bytes)");
     Progress progress;
-    for (std::size_t i = 0; i < mixed_points.size(); ++i) {
-        const MixedPoint& m = mixed_points[i];
-        progress.report(i + 1, mixed_points.size(),
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const MixedPoint& m = points[i];
+        progress.report(i + 1, points.size(),
                         fmt::format("mixed N = {}, K = {}, d = {:g}, signs {}", m.n, m.K, m.d,
                                     to_string(m.signs)));
         const Problem p = make_problem(m.n, m.K, m.d, matrix_seed, false, m.signs);

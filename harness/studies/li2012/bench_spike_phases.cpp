@@ -22,19 +22,20 @@ constexpr index_type fig6_psize = 2048;  // li2012 Fig. 6
 
 json run_spike_phases_study(const StudyRun& run)
 {
-    Study s = new_study(run, {{"n", fig6_n}, {"K", default_k}, {"psizes", {fig6_psize, 0}}});
+    const index_type n = run.options.quick ? quick_max_n : fig6_n;
+    Study s = new_study(run, {{"n", n}, {"K", default_k}, {"psizes", {fig6_psize, 0}}});
     s.ctx()["notes"].push_back(
         "fig6: phases from a detailed solve (CUDA events between phases, NVTX ranges of the same "
         "names, so Nsight Systems shows them too); model groups: LU/UL = lu + ul_top, spikes = "
         "spike_tips, reduced system = reduced_factor, BiCGStab SpMV = the SpMVs, preconditioner "
         "= every apply (solve pairs, reduced solves, coupling), other = the vector operations");
-    const Problem p = make_problem(fig6_n, default_k, default_d, matrix_seed, false);
+    const Problem p = make_problem(n, default_k, default_d, matrix_seed, false);
     Gpu g(p);
     Progress progress;
     std::size_t k = 0;
     for (index_type psize : {fig6_psize, index_type{0}}) {
         const std::string label = psize > 0 ? std::to_string(psize) : "auto";
-        progress.report(++k, 2, fmt::format("fig6 N = {}, psize {}", fig6_n, label));
+        progress.report(++k, 2, fmt::format("fig6 N = {}, psize {}", n, label));
         const SpikeTimed plain = time_spike(p, g, spike_options(psize, false), s.reps_cap);
         sp::SpikeBicgstabOptions o = spike_options(psize, false);
         o.detailed = true;

@@ -22,9 +22,12 @@ constexpr double table3_point_budget_s = 0.3;
 
 json run_spike_psize_study(const StudyRun& run)
 {
+    // A quick run: 3 of the N (the first, the middle and the last).
+    const std::vector<index_type> n_values =
+        run.options.quick ? quick_cap(table3_n, quick_max_n, 3) : table3_n;
     json grids = json::object();
-    for (index_type n : table3_n) grids[std::to_string(n)] = li2012::psize_grid(n, default_k);
-    Study s = new_study(run, {{"K", default_k}, {"n_values", table3_n}, {"psize_grids", grids},
+    for (index_type n : n_values) grids[std::to_string(n)] = li2012::psize_grid(n, default_k);
+    Study s = new_study(run, {{"K", default_k}, {"n_values", n_values}, {"psize_grids", grids},
                               {"remainder", {{"n_values", {8192, 8191}}, {"psize", 2048}}}});
     s.ctx()["notes"].push_back(
         "table3: hand-tuned = the fastest psize of the grid (powers of 2 and 1.5 x powers of 2, "
@@ -32,7 +35,7 @@ json run_spike_psize_study(const StudyRun& run)
         "psize <= N/2); auto = psize 0 (models::spike::choose_psize)");
     Progress progress;
     std::size_t k = 0;
-    const std::size_t total = table3_n.size() + 1;
+    const std::size_t total = n_values.size() + 1;
     const auto point = [&](const Problem& p, Gpu& g, const char* kind, index_type psize) {
         const SpikeTimed t = time_spike(p, g, spike_options(psize, false), s.reps_cap,
                                         table3_point_budget_s);
@@ -44,7 +47,7 @@ json run_spike_psize_study(const StudyRun& run)
         s.doc["benchmarks"].push_back(e);
         return t.seconds;
     };
-    for (index_type n : table3_n) {
+    for (index_type n : n_values) {
         progress.report(++k, total, fmt::format("table3 N = {}", n));
         const Problem p = make_problem(n, default_k, default_d, matrix_seed, false);
         Gpu g(p);

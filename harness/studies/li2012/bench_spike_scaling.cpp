@@ -187,13 +187,17 @@ json run_spike_scaling_study(const StudyRun& run)
         throw std::invalid_argument("run_spike_scaling_study: id '" + run.id +
                                     "' is neither li2012/fig4 nor li2012/fig5");
     const std::string figure = fig4 ? "fig4" : "fig5";
+    const bool quick = run.options.quick;  // N <= quick_max_n, 5 of the K <= quick_max_k
+    const std::vector<index_type> n_values = quick ? quick_cap(fig4_n, quick_max_n) : fig4_n;
+    const std::vector<index_type> k_values = quick ? quick_cap(fig5_k, quick_max_k, 5) : fig5_k;
+    const index_type k_sweep_n = quick ? std::min(fig5_n, quick_max_n) : fig5_n;
     std::vector<std::pair<index_type, index_type>> points;  // (N, K)
     if (fig4)
-        for (index_type n : fig4_n) points.emplace_back(n, default_k);
+        for (index_type n : n_values) points.emplace_back(n, default_k);
     else
-        for (index_type K : fig5_k) points.emplace_back(fig5_n, K);
-    Study s = new_study(run, fig4 ? json{{"K", default_k}, {"n_values", fig4_n}}
-                                  : json{{"n", fig5_n}, {"k_values", fig5_k}});
+        for (index_type K : k_values) points.emplace_back(k_sweep_n, K);
+    Study s = new_study(run, fig4 ? json{{"K", default_k}, {"n_values", n_values}}
+                                  : json{{"n", k_sweep_n}, {"k_values", k_values}});
     s.ctx()["notes"].push_back(
         "psize: automatic (li2012 tuned Figs. 4 and 5 by hand; li2012/table3 measures what "
         "tuning gains); dgbsv: LAPACKE_dgbsv of OpenBLAS on 1 thread and on every core, "

@@ -6,6 +6,7 @@
 #include "harness/mpi/mpi_launch.hpp"
 
 #include "harness/core/progress.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study_context.hpp"
 #include "harness/core/timing.hpp"
@@ -179,7 +180,7 @@ void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Pa
                          const Csr<double>& a, ScratchDir& dir, json& doc)
 {
     const int reps = run.options.repetitions;
-    for (const int np : gpu_rank_counts()) {
+    for (const int np : run_gpu_rank_counts(run.options)) {
         if (np == 1) continue;
         for (const std::string transport : {"host_staged", "nccl"}) {
             const std::string name = fmt::format("fig14/{}/P={}/{}", entry.name, np, transport);
@@ -192,6 +193,7 @@ void run_matrix_on_ranks(const StudyRun& run, const MatrixEntry& entry, const Pa
             if (!run.source.matrix_dir.empty())
                 argv.insert(argv.end(), {"--matrix-dir", run.source.matrix_dir});
             if (run.source.real) argv.push_back("--real");
+            if (run.source.quick) argv.push_back("--quick");
             std::cerr << "kbench: " << name << "\n";
             const json worker = run_mpi_worker(argv, file);
             if (worker.contains("error")) {
@@ -268,7 +270,7 @@ json run_ca_gmres_study(const StudyRun& run)
           "distributed layer, with the TSQRs that run on several ranks (the Gram-based: "
           "CholQR, CholQR2, SVQR, shifted CholQR3); GMRES SpMV = its "
           "SpMV and halo phases; times are the slowest rank's"}}};
-    doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
+    doc["context"]["kbench"]["gpu_counts"] = run_gpu_rank_counts(run.options);
     // Every entry's m and s before any matrix is built: a set without them fails at once.
     std::map<std::string, PaperSetup> setups;
     for (const MatrixEntry& entry : set.matrices)

@@ -42,7 +42,8 @@ namespace kbench::harness {
 /// two methods that superseded the paper's: GMRES(m) with the one-reduce CGS2
 /// (solvers::ArnoldiOrth::cgs2_lowsync) and CA-GMRES(s, m) with the two-stage block
 /// orthogonalization (solvers::CaBorth::two_stage) on the basis and TSQR of the fastest converged
-/// per-block CA-GMRES row of s > 1. Schema in the file comment. Throws std::invalid_argument
+/// per-block CA-GMRES row of s > 1. A quick run (run.options.quick) runs its MPI workers on at
+/// most quick_gpu_ranks GPUs. Schema in the file comment. Throws std::invalid_argument
 /// for invalid run.options or matrix set, kbench::cuda_error on CUDA, cuBLAS or cuSOLVER
 /// failures.
 nlohmann::json run_ca_gmres_study(const StudyRun& run);

@@ -2,6 +2,7 @@
 #include "harness/studies/yamazaki2014/bench_dist_mpk.hpp"
 
 #include "harness/mpi/mpi_launch.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study_context.hpp"
 #include "kernels/spmv_operator.hpp"
@@ -25,6 +26,7 @@ constexpr int fig8_vectors = 100;
 /// and sparse after it. Each s needs its own setup (index sets, local matrices, a tuned SpMV
 /// operator) and timed sweeps: 8 points instead of 20 make a run about 2.5x shorter.
 const std::vector<int> fig8_steps = {1, 2, 3, 5, 8, 10, 15, 20};
+constexpr std::size_t quick_steps = 4;  // a quick run: 4 of them, 1 and 20 kept
 
 std::vector<double> doubles(const json& v) { return v.get<std::vector<double>>(); }
 
@@ -54,6 +56,7 @@ std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std:
     }
     if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
     if (source.real) argv.push_back("--real");
+    if (source.quick) argv.push_back("--quick");
     return argv;
 }
 
@@ -177,9 +180,11 @@ json run_mpk_time(const StudyRun& run)
         load_source_set(run.source);
     json doc = make_results_document(kbench_context(run.id, run.source, set, run.machine, false));
     const int repetitions = std::min(run.options.repetitions, 10);
-    const std::vector<int> counts = gpu_rank_counts();
+    const std::vector<int> counts = run_gpu_rank_counts(run.options);
+    const std::vector<int> steps =
+        run.options.quick ? quick_cap(fig8_steps, fig8_steps.back(), quick_steps) : fig8_steps;
     json& k = doc["context"]["kbench"];
-    k["parameters"] = {{"vectors", fig8_vectors}, {"steps", fig8_steps},
+    k["parameters"] = {{"vectors", fig8_vectors}, {"steps", steps},
                        {"basis", "monomial"}, {"partition", "natural"},
                        {"repetitions", repetitions}, {"gpus", gpu_count()},
                        {"gpu_counts", counts}, {"transports", {"host_staged", "nccl"}}};
@@ -201,8 +206,7 @@ json run_mpk_time(const StudyRun& run)
         for (const int p : counts) {
             for (const std::string transport : {"host_staged", "nccl"}) {
                 if (p == 1 && transport == "nccl") continue;
-                DistMpkRun r{entry.name, p, "gpu", transport, "natural", fig8_steps,
-                             fig8_vectors};
+                DistMpkRun r{entry.name, p, "gpu", transport, "natural", steps, fig8_vectors};
                 const std::string name = fmt::format("fig8/{}/P={}/{}", entry.name, p, transport);
                 const std::string file = dir.file_for(name);
                 std::cerr << "kbench: " << name << "\n";

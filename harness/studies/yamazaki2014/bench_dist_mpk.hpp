@@ -32,7 +32,7 @@ struct DistMpkRun {
 };
 
 /// The command line of a run: mpiexec -n P kbench dist mpk
-/// --set ... --json <json_file>. Pure function.
+/// --set ... --json <json_file> (--matrix-dir, --real, --quick as `source` asks). Pure function.
 std::vector<std::string> dist_mpk_command(const std::string& mpiexec, const std::string& kbench,
                                           const MatrixSource& source, const DistMpkRun& r,
                                           int repetitions, const std::string& json_file);
@@ -61,8 +61,9 @@ void add_mpk_model(nlohmann::json& worker, const MachineProfile* machine);
 /// yamazaki2014/fig8: for every matrix of the set, on 1, 2, 4, ... GPUs (powers of two up to
 /// the device count), with the host_staged and nccl transports (one rank: host_staged only, no
 /// exchange moves data), natural block rows, s = 1, 2, 3, 5, 8, 10, 15, 20, m = 100.
-/// min(run.options.repetitions, 10) timed sweeps each. Throws std::runtime_error when kbench
-/// has no MPI launcher.
+/// min(run.options.repetitions, 10) timed sweeps each; a quick run (run.options.quick) on at
+/// most quick_gpu_ranks GPUs with s = 1, 3, 10, 20. Throws std::runtime_error when kbench has
+/// no MPI launcher.
 nlohmann::json run_mpk_time(const StudyRun& run);
 
 }  // namespace kbench::harness

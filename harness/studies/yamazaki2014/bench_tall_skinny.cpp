@@ -5,6 +5,7 @@
 #include "harness/studies/yamazaki2014/bench_tall_skinny_common.hpp"
 
 #include "harness/core/progress.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
@@ -101,6 +102,7 @@ const std::vector<std::int64_t> row_sweep_ns{10'000,     30'000,     100'000,
                                              10'000'000, 30'000'000, 100'000'000};
 constexpr std::int64_t column_sweep_rows = 10'000'000;
 const std::vector<int> column_sweep_ks{1, 2, 4, 8, 16, 24, 30, 32, 48, 64};
+constexpr std::int64_t quick_rows = 1'000'000;  // a quick run: n <= 1e6, 5 of the k
 constexpr std::int64_t gram_batched_h = 1024;  // rows per batched-GEMM block (a multiple of 32)
 constexpr double max_sample_seconds = 0.02;    // cap on the time of one timed sample
 constexpr double tsqr_point_seconds = 1.0;  // TSQR: fewer repetitions (>= 3) beyond this total
@@ -517,12 +519,17 @@ void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vect
 
 nlohmann::json run_tall_skinny_study(const StudyRun& run)
 {
+    const bool quick = run.options.quick;
+    const std::vector<std::int64_t> rows_ns =
+        quick ? quick_cap(row_sweep_ns, quick_rows) : row_sweep_ns;
+    const std::int64_t columns_n = quick ? quick_rows : column_sweep_rows;
+    const std::vector<int> columns_ks = quick ? quick_cap(column_sweep_ks, 64, 5) : column_sweep_ks;
     nlohmann::json doc = new_document(run, "tall_skinny", {
         {"figure", "yamazaki2014 Sec. V-F, Fig. 11: tall-skinny DGEMV, Gram (DGEMM), TRSM and "
                    "TSQR throughput vs rows n (k = 30) and vs columns k (n = 1e7), against "
                    "cuBLAS and cuSOLVER"},
-        {"row_sweep", {{"n", row_sweep_ns}, {"k", tall_skinny_columns}}},
-        {"column_sweep", {{"n", column_sweep_rows}, {"k", column_sweep_ks}}},
+        {"row_sweep", {{"n", rows_ns}, {"k", tall_skinny_columns}}},
+        {"column_sweep", {{"n", columns_n}, {"k", columns_ks}}},
         {"block", "V n x k column-major, ld = n, uniform random values in [-1, 1) (a 65536-row "
                   "tile replicated down the rows): well conditioned"},
         {"timing", "asynchronous kernels: CUDA events around L back-to-back calls, L calibrated "
@@ -552,15 +559,14 @@ nlohmann::json run_tall_skinny_study(const StudyRun& run)
         {"cusolver_qr", "ortho::tsqr caqr with block_rows = n: one cuSOLVER geqrf + orgqr"},
         {"skipped", nlohmann::json::array()}});
     std::set<std::pair<std::int64_t, int>> rows_points;
-    for (const std::int64_t n : row_sweep_ns) rows_points.insert({n, tall_skinny_columns});
+    for (const std::int64_t n : rows_ns) rows_points.insert({n, tall_skinny_columns});
     std::vector<int> column_ks;
-    for (const int k : column_sweep_ks)
-        if (rows_points.count({column_sweep_rows, k}) == 0) column_ks.push_back(k);
+    for (const int k : columns_ks)
+        if (rows_points.count({columns_n, k}) == 0) column_ks.push_back(k);
 
-    TallSkinnyBench bench(run, doc,
-                          (row_sweep_ns.size() + column_ks.size()) * variants_per_point());
-    for (const std::int64_t n : row_sweep_ns) bench.measure("rows", n, {tall_skinny_columns});
-    if (!column_ks.empty()) bench.measure("columns", column_sweep_rows, column_ks);
+    TallSkinnyBench bench(run, doc, (rows_ns.size() + column_ks.size()) * variants_per_point());
+    for (const std::int64_t n : rows_ns) bench.measure("rows", n, {tall_skinny_columns});
+    if (!column_ks.empty()) bench.measure("columns", columns_n, column_ks);
     return doc;
 }
 

@@ -31,6 +31,8 @@ namespace kbench::harness {
 /// Rows of the Fig. 10 test blocks: large enough for tall-skinny behaviour (n >> k), small
 /// enough for the CPU references and the host-side quality measures (a few seconds per kappa).
 inline constexpr std::int64_t tsqr_quality_rows = 100000;
+/// Rows of the Fig. 10 blocks in a quick run (`kbench reproduce --quick`).
+inline constexpr std::int64_t tsqr_quality_rows_quick = 10000;
 
 /// Columns of the Fig. 10 blocks and of the Fig. 11 row sweep: the paper's s + 1 = 30.
 inline constexpr int tall_skinny_columns = 30;
@@ -52,7 +54,8 @@ double tsqr_effective_flops(std::int64_t n, int k);
 double tsqr_pass_columns(ortho::TsqrMethod method, int k);
 
 /// yamazaki2014 Fig. 10: for kappa in {1e1, 1e3, ..., 1e15}, the block
-/// ortho::conditioned_block(tsqr_quality_rows, tall_skinny_columns, kappa, seed) factored by
+/// ortho::conditioned_block(tsqr_quality_rows (quick: tsqr_quality_rows_quick),
+/// tall_skinny_columns, kappa, seed) factored by
 /// every method of ortho::tsqr_methods() on the GPU (ortho::tsqr, CAQR with its default
 /// block_rows) and on the CPU (ortho::reference::tsqr), measured with ortho::tsqr_quality.
 /// Entries as in the file comment; context.kbench.tsqr_quality holds the setup (n, k, kappas,
@@ -63,7 +66,8 @@ nlohmann::json run_tsqr_quality_study(const StudyRun& run);
 /// yamazaki2014 Fig. 11 (Sec. V-F), on well-conditioned blocks (uniform random values):
 /// sweep "rows": n in {1e4, 3e4, ..., 1e8} at k = tall_skinny_columns; sweep "columns":
 /// k in {1, 2, 4, 8, 16, 24, 30, 32, 48, 64} at n = 1e7 (the point n = 1e7, k = 30 is measured
-/// once, in the row sweep). Per (n, k): gemv_t r = V^T y (mdgm, per_column, cublas_gemv_t),
+/// once, in the row sweep). A quick run (run.options.quick) takes n <= 1e6 in both sweeps and
+/// 5 of the k. Per (n, k): gemv_t r = V^T y (mdgm, per_column, cublas_gemv_t),
 /// gemv_n y -= V r (gemm_rowwise, cublas_gemv_n), gram V^T V (gram, gram_batched with h = 1024,
 /// cublas_dgemm, cublas_dsyrk), trsm V := V R^-1 (trsm_right_upper, cublas_dtrsm) and tsqr
 /// (every ortho::tsqr_methods() method, plus cusolver_qr = CAQR with one block of n rows).

@@ -64,7 +64,7 @@ nlohmann::json quality_entry(ortho::TsqrMethod method, const char* device, doubl
                              const ortho::TsqrOutcome& outcome, const std::vector<double>& V,
                              const std::vector<double>& Q, const std::vector<double>& R)
 {
-    const std::int64_t n = tsqr_quality_rows;
+    const std::int64_t n = static_cast<std::int64_t>(V.size()) / tall_skinny_columns;
     const int k = tall_skinny_columns;
     nlohmann::json orthogonality = nullptr, residual = nullptr;
     if (all_finite(Q) && all_finite(R)) {
@@ -93,7 +93,7 @@ nlohmann::json quality_entry(ortho::TsqrMethod method, const char* device, doubl
 
 nlohmann::json run_tsqr_quality_study(const StudyRun& run)
 {
-    const std::int64_t n = tsqr_quality_rows;
+    const std::int64_t n = run.options.quick ? tsqr_quality_rows_quick : tsqr_quality_rows;
     const int k = tall_skinny_columns;
     nlohmann::json orders = nlohmann::json::object();
     for (const ortho::TsqrMethod m : ortho::tsqr_methods())

@@ -3,6 +3,7 @@
 
 #include "harness/mpi/mpi_launch.hpp"
 #include "harness/core/partition_file.hpp"
+#include "harness/core/quick.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study_context.hpp"
 #include "models/gmres_comm_model.hpp"
@@ -22,6 +23,8 @@ namespace {
 
 /// zianekhodja2014 Fig. 9: 5M rows per GPU.
 constexpr long long weak_rows_per_rank = 5'000'000;
+/// Rows per rank of Fig. 9 in a quick run (`kbench reproduce --quick`; 1/20 of the paper's).
+constexpr long long quick_weak_rows_per_rank = 250'000;
 
 std::vector<double> read_doubles(const std::string& file)
 {
@@ -148,7 +151,8 @@ json new_document(const StudyRun& run, const MatrixSet& set)
                                               {"preconditioner", gmres.preconditioner},
                                               {"b", 1}, {"x0", 0},
                                               {"repetitions", timed_solves(run)},
-                                              {"gpus", gpu_count()}, {"cpu_ranks", cpu_ranks()}};
+                                              {"gpus", gpu_count()},
+                                              {"cpu_ranks", run_cpu_ranks(run.options)}};
     return doc;
 }
 
@@ -210,6 +214,7 @@ std::vector<std::string> dist_command(const std::string& mpiexec, const std::str
                              std::to_string(repetitions), "--json", json_file});
     if (!source.matrix_dir.empty()) argv.insert(argv.end(), {"--matrix-dir", source.matrix_dir});
     if (source.real) argv.push_back("--real");
+    if (source.quick) argv.push_back("--quick");
     if (r.rows_per_rank > 0)
         argv.insert(argv.end(), {"--rows-per-rank", std::to_string(r.rows_per_rank)});
     if (r.write_solution) argv.insert(argv.end(), {"--solution", json_file + ".x"});
@@ -225,9 +230,10 @@ json run_dist_table2(const StudyRun& run)
     const MatrixSet set = load(run);
     json doc = new_document(run, set);
     ScratchDir dir{resume_key(run)};
-    const int gpus = std::max(1, gpu_count());
+    const int gpus =
+        std::max(1, run.options.quick ? std::min(gpu_count(), quick_gpu_ranks) : gpu_count());
     for (const auto& entry : set.matrices) {
-        DistRun cpu{entry.name, cpu_ranks(), "cpu"};
+        DistRun cpu{entry.name, run_cpu_ranks(run.options), "cpu"};
         cpu.write_solution = true;
         DistRun gpu{entry.name, gpus, "gpu"};
         gpu.write_solution = true;
@@ -258,12 +264,13 @@ json run_dist_schemes(const StudyRun& run)
     if (!table5) variants.emplace_back("hypergraph", "compressed");
     const MatrixSet set = load(run);
     json doc = new_document(run, set);
-    doc["context"]["kbench"]["gpu_counts"] = gpu_rank_counts();
+    const std::vector<int> counts = run_gpu_rank_counts(run.options);
+    doc["context"]["kbench"]["gpu_counts"] = counts;
     ScratchDir dir{resume_key(run)};
     for (const auto& entry : set.matrices) {
         json first, single;
         const std::string cache = partition_cache_prefix(entry, 0, dir.path);
-        for (const int p : gpu_rank_counts()) {
+        for (const int p : counts) {
             for (const std::string transport : {"host_staged", "nccl"}) {
                 for (const auto& [partition, scheme] : variants) {
                     DistRun r{entry.name, p, "gpu", transport, partition, scheme};
@@ -274,7 +281,7 @@ json run_dist_schemes(const StudyRun& run)
                 }
             }
         }
-        DistRun cpu{entry.name, cpu_ranks(), "cpu"};
+        DistRun cpu{entry.name, run_cpu_ranks(run.options), "cpu"};
         cpu.timed = 1;  // Time_CPU of tau only: one timed solve (8M rows take seconds each)
         cpu.warmups = 0;
         cpu.detailed = false;
@@ -302,17 +309,19 @@ json run_dist_weak_scaling(const StudyRun& run)
     const MatrixSet set = load(run);
     if (set.matrices.empty()) throw std::invalid_argument(run.id + ": the matrix set is empty");
     json doc = new_document(run, set);
-    doc["context"]["kbench"]["parameters"]["rows_per_rank"] = weak_rows_per_rank;
+    const long long rows_per_rank =
+        run.options.quick ? quick_weak_rows_per_rank : weak_rows_per_rank;
+    doc["context"]["kbench"]["parameters"]["rows_per_rank"] = rows_per_rank;
     ScratchDir dir{resume_key(run)};
     const MatrixEntry& entry = set.matrices.front();
     json first, single;
-    const std::string cache = partition_cache_prefix(entry, weak_rows_per_rank, dir.path);
-    for (const int p : gpu_rank_counts()) {
+    const std::string cache = partition_cache_prefix(entry, rows_per_rank, dir.path);
+    for (const int p : run_gpu_rank_counts(run.options)) {
         for (const std::string transport : {"host_staged", "nccl"}) {
             for (const std::string partition : {"natural", "hypergraph"}) {
                 for (const std::string scheme : {"bandwidth", "compressed"}) {
                     DistRun r{entry.name, p, "gpu", transport, partition, scheme};
-                    r.rows_per_rank = weak_rows_per_rank;
+                    r.rows_per_rank = rows_per_rank;
                     r.partition_cache = cache;
                     json e = launch_once_on_one_rank(run, "fig9", r, dir, single);
                     if (first.is_null() && e.contains("n")) first = e;
@@ -321,7 +330,7 @@ json run_dist_weak_scaling(const StudyRun& run)
             }
         }
         DistRun cpu{entry.name, p, "cpu"};
-        cpu.rows_per_rank = weak_rows_per_rank;
+        cpu.rows_per_rank = rows_per_rank;
         cpu.timed = 1;  // a CPU solve of 5M rows per rank takes tens of seconds: no warm-up
         cpu.warmups = 0;
         cpu.detailed = false;

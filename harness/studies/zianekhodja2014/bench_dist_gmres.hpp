@@ -69,7 +69,8 @@ struct DistRun {
 
 /// The command line of a run: mpiexec -n P kbench dist gmres
 /// --set ... (DistGmresParameters as --restart, --tolerance, --max-iterations, --orth,
-/// --preconditioner) --json <json_file> [--matrix-dir, --rows-per-rank, --solution <json_file>.x,
+/// --preconditioner) --json <json_file> [--matrix-dir, --real, --quick as `source` asks;
+/// --rows-per-rank, --solution <json_file>.x,
 /// --partition-cache, --no-detailed, --warmups as `r` asks]. Pure function.
 std::vector<std::string> dist_command(const std::string& mpiexec, const std::string& kbench,
                                       const MatrixSource& source, const DistRun& r,
@@ -99,6 +100,8 @@ nlohmann::json run_dist_table9(const StudyRun& run);
 /// each of their entries holds it, with "same_run_as" naming the run.
 /// The hypergraph partition of each rank count is made once and reused (--partition-cache, kept
 /// in cache_dir() between runs).
+/// Quick runs (run.options.quick) of these runners: at most quick_gpu_ranks GPUs and
+/// quick_cpu_ranks CPU ranks (harness/core/quick.hpp), fig9 at 250k rows per rank.
 nlohmann::json run_dist_weak_scaling(const StudyRun& run);
 
 }  // namespace kbench::harness
