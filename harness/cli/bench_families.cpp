@@ -1,8 +1,9 @@
 // `kbench bench <family>` for the kernel families of the zoo beside SpMV (run.cpp's `bench
-// spmv`): dot. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
+// spmv`): dot, tall-skinny. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
 // and bench_<family>.hpp), shared with the studies that sweep the same kernels.
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_spmv.hpp"  // print_spmv_summary: the same entry shape
+#include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/machine.hpp"
@@ -99,6 +100,16 @@ void add_bench_family_subcommands(CLI::App* bench)
                        std::numeric_limits<int>::max(),
                        dot_bench_max_k(),
                        run_dot_bench});
+    add_family(bench, {"tall-skinny",
+                       "Tall-skinny kernels (yamazaki2014 Fig. 11): V^T y, y -= V c, Gram V^T V "
+                       "and V R^-1 vs cuBLAS gemv, gemm, syrk and trsm",
+                       "rows n",
+                       "columns k",
+                       {"1000000"},
+                       {"30"},
+                       std::numeric_limits<int>::max(),
+                       tall_skinny_bench_max_k(),
+                       run_tall_skinny_bench});
 }
 
 }  // namespace kbench::harness

@@ -1,5 +1,6 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/core/catalogue.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/registry.hpp"
@@ -90,6 +91,10 @@ void add_list_command(CLI::App& app)
             for (const auto& k : spmv_kernels()) fmt::print("  {}\n", k);
             fmt::print("dot: dot products, names dot/<variant>/<precision>/n=<n>/k=<k>\n");
             for (const DotVariant v : dot_variants()) fmt::print("  {}\n", to_string(v));
+            fmt::print("tall-skinny: tall-skinny kernels, names "
+                       "tall-skinny/<variant>/<precision>/n=<n>/k=<k>\n");
+            for (const TallSkinnyVariant v : tall_skinny_variants())
+                fmt::print("  {:<18} ({})\n", to_string(v), tall_skinny_kernel(v));
         }
     });
 }

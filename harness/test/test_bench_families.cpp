@@ -1,7 +1,8 @@
 // `kbench bench <family>` without a GPU: the size and precision options, the validation of a
 // family's options (std::invalid_argument naming the option), the benchmark names and the
-// entries (harness/bench/kernel_bench.hpp, bench_dot.hpp).
+// entries (harness/bench/kernel_bench.hpp, bench_dot.hpp, bench_tall_skinny.hpp).
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 
 #include <gtest/gtest.h>
@@ -178,4 +179,55 @@ TEST(KernelBenchEntry, CarriesTimeTrafficRatesAndError)
     EXPECT_EQ(err["error_occurred"], true);
     EXPECT_EQ(err["error_message"], "too wrong");
     EXPECT_TRUE(err["kbench"]["max_rel_error"].is_null());
+}
+
+TEST(TallSkinnyBenchmarkNames, EveryVariantAtEveryPoint)
+{
+    kh::KernelBenchOptions o;
+    o.ns = {100000};
+    o.ks = {30};
+    o.precisions = {"double"};
+    const std::vector<std::string> names = kh::tall_skinny_benchmark_names(o);
+    ASSERT_EQ(names.size(), kh::tall_skinny_variants().size());
+    EXPECT_EQ(names.front(), "tall-skinny/mdgm/double/n=100000/k=30");
+    EXPECT_EQ(names.back(), "tall-skinny/cublas_trsm/double/n=100000/k=30");
+    o.filter = "/gram";
+    EXPECT_EQ(kh::tall_skinny_benchmark_names(o),
+              (std::vector<std::string>{"tall-skinny/gram/double/n=100000/k=30",
+                                        "tall-skinny/gram_batched/double/n=100000/k=30"}));
+}
+
+TEST(TallSkinnyBenchmarkNames, BadOptionsNameTheOption)
+{
+    kh::KernelBenchOptions o;
+    o.ns = {1000};
+    o.ks = {kh::tall_skinny_bench_max_k() + 1};
+    o.precisions = {"double"};
+    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::tall_skinny_benchmark_names(o); }),
+                         "--k: expected an integer in [1, 64], got 65"));
+    o.ks = {4};
+    o.ns = {0};
+    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::run_tall_skinny_bench(o, nullptr); }),
+                         "--n:"));
+}
+
+TEST(TallSkinnyVariants, KernelsStudyNamesAndModels)
+{
+    using V = kh::TallSkinnyVariant;
+    EXPECT_STREQ(kh::tall_skinny_kernel(V::per_column), "gemv_t");
+    EXPECT_STREQ(kh::tall_skinny_kernel(V::cublas_gemv_n), "gemv_n");
+    EXPECT_STREQ(kh::tall_skinny_kernel(V::cublas_syrk), "gram");
+    EXPECT_STREQ(kh::tall_skinny_kernel(V::cublas_trsm), "trsm");
+    EXPECT_STREQ(kh::tall_skinny_study_name(V::cublas_gemm), "cublas_dgemm");
+    EXPECT_STREQ(kh::tall_skinny_study_name(V::cublas_syrk), "cublas_dsyrk");
+    EXPECT_STREQ(kh::tall_skinny_study_name(V::cublas_trsm), "cublas_dtrsm");
+    EXPECT_STREQ(kh::tall_skinny_study_name(V::gram_batched), "gram_batched");
+    // Every variant of a kernel moves the same bytes (mdgm: its own model, the same count).
+    const kbench::models::Traffic a = kh::tall_skinny_traffic(V::gram, 1000, 8, 8);
+    const kbench::models::Traffic b = kh::tall_skinny_traffic(V::cublas_syrk, 1000, 8, 8);
+    EXPECT_DOUBLE_EQ(a.bytes_read, 8.0 * 1000 * 8);
+    EXPECT_DOUBLE_EQ(a.bytes_read, b.bytes_read);
+    EXPECT_DOUBLE_EQ(a.flops, 1000.0 * 8 * 9);
+    const kbench::models::Traffic t = kh::tall_skinny_traffic(V::cublas_trsm, 1000, 8, 4);
+    EXPECT_DOUBLE_EQ(t.bytes_written, 8.0 * 1000 * 4);
 }

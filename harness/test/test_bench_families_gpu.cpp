@@ -1,6 +1,7 @@
 // `kbench bench <family>` on the GPU: one small point of each family runs and its entry has the
 // fields of the results schema (skipped without a GPU).
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "kernels/test/gpu_test.hpp"
 
@@ -80,5 +81,42 @@ TEST(BenchDotGpu, FloatWithinItsTolerance)
         EXPECT_FALSE(e.value("error_occurred", false)) << e.dump();
         EXPECT_LE(e["max_rel_error"].get<double>(), 1e-3);
         EXPECT_FALSE(e.contains("bw_frac_read"));
+    }
+}
+
+TEST(BenchTallSkinnyGpu, OneSmallPointOfEveryVariant)
+{
+    KBENCH_REQUIRE_GPU();
+    kh::KernelBenchOptions o;
+    o.ns = {5000};
+    o.ks = {3};
+    o.precisions = {"double"};
+    o.run.repetitions = 2;
+    o.run.min_time = 0.0;
+    const kh::MachineProfile m = fake_machine();
+    const nlohmann::json doc = kh::run_tall_skinny_bench(o, &m);
+    ASSERT_EQ(doc["benchmarks"].size(), kh::tall_skinny_variants().size());
+    std::size_t i = 0;
+    for (const kh::TallSkinnyVariant v : kh::tall_skinny_variants())
+        expect_timed_entry(doc["benchmarks"][i++], kh::kernel_benchmark_name(
+                                                       "tall-skinny", kh::to_string(v), "double",
+                                                       5000, 3));
+    EXPECT_EQ(doc["context"]["kbench"]["id"], "bench/tall-skinny");
+}
+
+TEST(BenchTallSkinnyGpu, FloatWithinItsTolerance)
+{
+    KBENCH_REQUIRE_GPU();
+    kh::KernelBenchOptions o;
+    o.ns = {4097};
+    o.ks = {2, 5};
+    o.precisions = {"float"};
+    o.run.repetitions = 1;
+    o.run.min_time = 0.0;
+    const nlohmann::json doc = kh::run_tall_skinny_bench(o, nullptr);
+    ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::tall_skinny_variants().size());
+    for (const auto& e : doc["benchmarks"]) {
+        EXPECT_FALSE(e.value("error_occurred", false)) << e.dump();
+        EXPECT_LE(e["max_rel_error"].get<double>(), 1e-3);
     }
 }

@@ -17,6 +17,10 @@
 //    machine profile), "repetitions", "loops" (calls per timed sample)}; tsqr entries add
 //    "event_seconds" (median CUDA-event time), "status" and "detail" of the warm-up call; a
 //    variant that could not run has null times and rates and an "error" message.
+// The gemv_t, gemv_n, gram and trsm points are measured by harness/bench/bench_tall_skinny.hpp's
+// measure_tall_skinny_point, the measurement of `kbench bench tall-skinny`:
+// fig11/<kernel>/<variant>/double/n=<n>/k=<k> is tall-skinny/<variant>/double/n=<n>/k=<k>
+// (cublas_dgemm, cublas_dsyrk, cublas_dtrsm there are cublas_gemm, cublas_syrk, cublas_trsm).
 #pragma once
 
 #include "harness/core/study.hpp"
