@@ -84,7 +84,9 @@ void validate(const KernelBenchOptions& o, std::int64_t n_max, int k_max)
         if (n < 1 || n > n_max)
             throw std::invalid_argument(
                 fmt::format("--n: expected an integer in [1, {}], got {}", n_max, n));
-    if (o.ks.empty())
+    if (k_max == 0 && !o.ks.empty())
+        throw std::invalid_argument("--k: this family has no k");
+    if (k_max > 0 && o.ks.empty())
         throw std::invalid_argument(fmt::format("--k: expected at least one k in [1, {}]", k_max));
     for (const int k : o.ks)
         if (k < 1 || k > k_max)
@@ -103,6 +105,7 @@ void validate(const KernelBenchOptions& o, std::int64_t n_max, int k_max)
 std::string kernel_benchmark_name(const std::string& family, const std::string& variant,
                                   const std::string& precision, std::int64_t n, int k)
 {
+    if (k <= 0) return fmt::format("{}/{}/{}/n={}", family, variant, precision, n);
     return fmt::format("{}/{}/{}/n={}/k={}", family, variant, precision, n, k);
 }
 
@@ -116,7 +119,7 @@ nlohmann::json kernel_bench_document(const std::string& id, const std::string& f
     nlohmann::json doc = make_results_document(
         kbench_context(id, MatrixSource{}, none, machine, o.run.cold));
     method["n"] = o.ns;
-    method["k"] = o.ks;
+    if (!o.ks.empty()) method["k"] = o.ks;
     method["precisions"] = o.precisions;
     method["repetitions"] = o.run.repetitions;
     method["min_time"] = o.run.min_time;
@@ -137,7 +140,7 @@ nlohmann::json kbench_object(const KernelPoint& p, long long loops, double max_r
 {
     nlohmann::json params = p.params;
     params["n"] = p.n;
-    params["k"] = p.k;
+    if (p.k > 0) params["k"] = p.k;
     if (loops > 0) params["loops"] = loops;
     return {{"study", p.family},
             {"kernel", p.variant},
@@ -176,7 +179,7 @@ nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, in
         e["bw_frac_triad"] = gbps / machine->triad_gbps;
     e["max_rel_error"] = max_rel_error;
     e["n"] = p.n;
-    e["k"] = p.k;
+    if (p.k > 0) e["k"] = p.k;
     e["kbench"] = kbench_object(p, t.loops, max_rel_error);
     return e;
 }

@@ -113,11 +113,13 @@ std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& texts,
 std::vector<std::string> parse_bench_precision(const std::string& text);
 
 /// Throws std::invalid_argument naming the option and what was expected when `o` is out of
-/// range: no --n or an n outside [1, n_max]; no --k or a k outside [1, k_max]; no precision or
-/// one other than double/float; run options (validate); a filter that is not a regex.
+/// range: no --n or an n outside [1, n_max]; no --k or a k outside [1, k_max] (k_max == 0: a
+/// family without k, whose ks must be empty); no precision or one other than double/float; run
+/// options (validate); a filter that is not a regex.
 void validate(const KernelBenchOptions& o, std::int64_t n_max, int k_max);
 
-/// "<family>/<variant>/<precision>/n=<n>/k=<k>".
+/// "<family>/<variant>/<precision>/n=<n>/k=<k>"; without "/k=<k>" for k <= 0 (a family without
+/// k, e.g. stream).
 std::string kernel_benchmark_name(const std::string& family, const std::string& variant,
                                   const std::string& precision, std::int64_t n, int k);
 
@@ -143,8 +145,9 @@ struct KernelPoint {
 /// run_name, run_type "aggregate", aggregate_name "median", repetitions, iterations (the loop
 /// count L), real_time = cpu_time (median seconds per call, in us), time_unit "us"; counters
 /// bytes_read, bytes_written, flops, GBps, GFlops, bw_frac_read and bw_frac_triad (left out
-/// without a machine profile or its rate), max_rel_error, n, k; and "kbench": {study (the
-/// family), kernel (the variant), precision, params (n, k, loops and p.params), max_rel_error}.
+/// without a machine profile or its rate), max_rel_error, n, k (left out for k <= 0); and
+/// "kbench": {study (the family), kernel (the variant), precision, params (n, k, loops and
+/// p.params), max_rel_error}.
 nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, int repetitions,
                                   double max_rel_error, const MachineProfile* machine);
 

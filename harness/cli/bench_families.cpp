@@ -1,8 +1,9 @@
 // `kbench bench <family>` for the kernel families of the zoo beside SpMV (run.cpp's `bench
-// spmv`): dot, tall-skinny. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
+// spmv`): dot, tall-skinny, stream. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
 // and bench_<family>.hpp), shared with the studies that sweep the same kernels.
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_spmv.hpp"  // print_spmv_summary: the same entry shape
+#include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/cli/cli.hpp"
@@ -26,10 +27,10 @@ namespace {
 struct FamilySpec {
     std::string name;         // "dot"
     std::string description;  // one line for --help
-    std::string n_help, k_help;
+    std::string n_help, k_help;  // k_help empty: the family has no k (no --k)
     std::vector<std::string> default_ns, default_ks;
     std::int64_t n_max;
-    int k_max;
+    int k_max;  // 0: no k
     std::function<nlohmann::json(const KernelBenchOptions&, const MachineProfile*)> run;
 };
 
@@ -52,10 +53,12 @@ void add_family(CLI::App* bench, FamilySpec spec)
                                       std::to_string(s.n_max) + "])")
         ->delimiter(',')
         ->capture_default_str();
-    sub->add_option("--k", a->ks, s.k_help + " (one or more; integers in [1, " +
-                                      std::to_string(s.k_max) + "])")
-        ->delimiter(',')
-        ->capture_default_str();
+    if (s.k_max > 0) {
+        sub->add_option("--k", a->ks, s.k_help + " (one or more; integers in [1, " +
+                                          std::to_string(s.k_max) + "])")
+            ->delimiter(',')
+            ->capture_default_str();
+    }
     sub->add_option("--precision", a->precision, "double, float or both")->capture_default_str();
     sub->add_flag("--cold", a->options.run.cold,
                   "flush the L2 cache before each timed call (one call per repetition)");
@@ -65,7 +68,8 @@ void add_family(CLI::App* bench, FamilySpec spec)
                     "seconds of back-to-back calls per repetition (0: one call)")
         ->capture_default_str();
     sub->add_option("--filter", a->options.filter,
-                    "regex on benchmark names " + s.name + "/<variant>/<precision>/n=<n>/k=<k>");
+                    "regex on benchmark names " + s.name + "/<variant>/<precision>/n=<n>" +
+                        (s.k_max > 0 ? "/k=<k>" : ""));
     sub->add_option("--json", a->json, "write the results JSON to FILE");
     sub->add_flag("--no-machine", a->no_machine,
                   "skip the machine profile (bw_frac_* counters are then left out)");
@@ -73,8 +77,9 @@ void add_family(CLI::App* bench, FamilySpec spec)
         const FamilySpec& spec = a->spec;
         KernelBenchOptions o = a->options;
         o.ns = parse_sizes(a->ns, "--n", 1, spec.n_max);
-        for (const std::int64_t k : parse_sizes(a->ks, "--k", 1, spec.k_max))
-            o.ks.push_back(static_cast<int>(k));
+        if (spec.k_max > 0)
+            for (const std::int64_t k : parse_sizes(a->ks, "--k", 1, spec.k_max))
+                o.ks.push_back(static_cast<int>(k));
         o.precisions = parse_bench_precision(a->precision);
         validate(o, spec.n_max, spec.k_max);
         require_gpu(("kbench bench " + spec.name).c_str());
@@ -110,6 +115,16 @@ void add_bench_family_subcommands(CLI::App* bench)
                        std::numeric_limits<int>::max(),
                        tall_skinny_bench_max_k(),
                        run_tall_skinny_bench});
+    add_family(bench, {"stream",
+                       "STREAM-style bandwidth kernels (kernels/stream.hpp): copy, triad and the "
+                       "read-only reduction",
+                       "vector lengths n",
+                       "",
+                       {"100000000"},
+                       {},
+                       stream_bench_max_n(),
+                       0,
+                       run_stream_bench});
 }
 
 }  // namespace kbench::harness

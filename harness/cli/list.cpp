@@ -1,5 +1,6 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/core/catalogue.hpp"
 #include "harness/cli/cli.hpp"
@@ -95,6 +96,8 @@ void add_list_command(CLI::App& app)
                        "tall-skinny/<variant>/<precision>/n=<n>/k=<k>\n");
             for (const TallSkinnyVariant v : tall_skinny_variants())
                 fmt::print("  {:<18} ({})\n", to_string(v), tall_skinny_kernel(v));
+            fmt::print("stream: bandwidth kernels, names stream/<variant>/<precision>/n=<n>\n");
+            for (const StreamVariant v : stream_variants()) fmt::print("  {}\n", to_string(v));
         }
     });
 }

@@ -1,7 +1,9 @@
 // `kbench bench <family>` without a GPU: the size and precision options, the validation of a
 // family's options (std::invalid_argument naming the option), the benchmark names and the
-// entries (harness/bench/kernel_bench.hpp, bench_dot.hpp, bench_tall_skinny.hpp).
+// entries (harness/bench/kernel_bench.hpp, bench_dot.hpp, bench_tall_skinny.hpp,
+// bench_stream.hpp).
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 
@@ -230,4 +232,50 @@ TEST(TallSkinnyVariants, KernelsStudyNamesAndModels)
     EXPECT_DOUBLE_EQ(a.flops, 1000.0 * 8 * 9);
     const kbench::models::Traffic t = kh::tall_skinny_traffic(V::cublas_trsm, 1000, 8, 4);
     EXPECT_DOUBLE_EQ(t.bytes_written, 8.0 * 1000 * 4);
+}
+
+TEST(StreamBenchmarkNames, NoKInTheNames)
+{
+    kh::KernelBenchOptions o;
+    o.ns = {1000, 1000000};
+    o.precisions = {"float"};
+    EXPECT_EQ(kh::stream_benchmark_names(o),
+              (std::vector<std::string>{"stream/copy/float/n=1000", "stream/triad/float/n=1000",
+                                        "stream/read/float/n=1000", "stream/copy/float/n=1000000",
+                                        "stream/triad/float/n=1000000",
+                                        "stream/read/float/n=1000000"}));
+    o.ks = {4};
+    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::stream_benchmark_names(o); }),
+                         "--k: this family has no k"));
+    o.ks.clear();
+    o.ns = {0};
+    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::run_stream_bench(o, nullptr); }),
+                         "--n: expected an integer in [1, 1099511627776], got 0"));
+}
+
+TEST(StreamTraffic, CopyTriadRead)
+{
+    using V = kh::StreamVariant;
+    const kbench::models::Traffic copy = kh::stream_traffic(V::copy, 1000, 8);
+    EXPECT_DOUBLE_EQ(copy.bytes_read, 8000.0);
+    EXPECT_DOUBLE_EQ(copy.bytes_written, 8000.0);
+    EXPECT_DOUBLE_EQ(copy.flops, 0.0);
+    const kbench::models::Traffic triad = kh::stream_traffic(V::triad, 1000, 4);
+    EXPECT_DOUBLE_EQ(triad.bytes_read, 8000.0);
+    EXPECT_DOUBLE_EQ(triad.bytes_written, 4000.0);
+    EXPECT_DOUBLE_EQ(triad.flops, 2000.0);
+    const kbench::models::Traffic read = kh::stream_traffic(V::read, 1000, 8);
+    EXPECT_DOUBLE_EQ(read.bytes_read, 8000.0);
+    EXPECT_DOUBLE_EQ(read.bytes_written, 8.0);
+}
+
+TEST(KernelBenchEntry, FamilyWithoutKHasNoK)
+{
+    const kh::KernelPoint p{"stream", "copy", "double", 1000, 0, {}, nlohmann::json::object()};
+    kh::PointTiming t;
+    t.seconds = 1e-6;
+    const nlohmann::json e = kh::kernel_bench_entry(p, t, 3, 0.0, nullptr);
+    EXPECT_EQ(e["run_name"], "stream/copy/double/n=1000");
+    EXPECT_FALSE(e.contains("k"));
+    EXPECT_FALSE(e["kbench"]["params"].contains("k"));
 }

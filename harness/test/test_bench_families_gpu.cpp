@@ -1,6 +1,7 @@
 // `kbench bench <family>` on the GPU: one small point of each family runs and its entry has the
 // fields of the results schema (skipped without a GPU).
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "kernels/test/gpu_test.hpp"
@@ -23,7 +24,7 @@ void expect_timed_entry(const nlohmann::json& e, const std::string& run_name)
     EXPECT_EQ(e.value("name", ""), run_name + "_median");
     EXPECT_FALSE(e.value("error_occurred", false)) << e.value("error_message", "");
     for (const char* key : {"real_time", "bytes_read", "bytes_written", "flops", "GBps", "GFlops",
-                            "max_rel_error", "n", "k", "iterations"})
+                            "max_rel_error", "n", "iterations"})
         EXPECT_TRUE(e.contains(key)) << key;
     EXPECT_GT(e["real_time"].get<double>(), 0.0);
     EXPECT_GT(e["GBps"].get<double>(), 0.0);
@@ -119,4 +120,31 @@ TEST(BenchTallSkinnyGpu, FloatWithinItsTolerance)
         EXPECT_FALSE(e.value("error_occurred", false)) << e.dump();
         EXPECT_LE(e["max_rel_error"].get<double>(), 1e-3);
     }
+}
+
+TEST(BenchStreamGpu, OneSmallPointOfEveryVariantInBothPrecisions)
+{
+    KBENCH_REQUIRE_GPU();
+    kh::KernelBenchOptions o;
+    o.ns = {100003};
+    o.precisions = {"double", "float"};
+    o.run.repetitions = 2;
+    o.run.min_time = 0.0;
+    const kh::MachineProfile m = fake_machine();
+    const nlohmann::json doc = kh::run_stream_bench(o, &m);
+    ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::stream_variants().size());
+    std::size_t i = 0;
+    for (const char* precision : {"double", "float"})
+        for (const kh::StreamVariant v : kh::stream_variants()) {
+            const nlohmann::json& e = doc["benchmarks"][i++];
+            const std::string name =
+                kh::kernel_benchmark_name("stream", kh::to_string(v), precision, 100003, 0);
+            if (std::string(precision) == "double") {
+                expect_timed_entry(e, name);
+            } else {
+                EXPECT_EQ(e.value("run_name", ""), name);
+                EXPECT_FALSE(e.value("error_occurred", false)) << e.dump();
+                EXPECT_LE(e["max_rel_error"].get<double>(), 1e-3);
+            }
+        }
 }
