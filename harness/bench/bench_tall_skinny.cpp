@@ -25,30 +25,8 @@ namespace kbench::harness {
 namespace {
 
 constexpr std::int64_t tile_rows = 65536;
-constexpr std::uint64_t fill_seed = 11;
+constexpr std::uint64_t fill_seed = tall_skinny_fill_seed;
 constexpr double gemv_n_coefficient = 1e-6;  // c_j of y -= V c
-
-/// Fills the n x k (ld = n) device block V with a random tile (seeded by `seed`) replicated
-/// down the rows (the values drawn in double, rounded to T).
-template <typename T>
-void fill_block(T* V, std::int64_t n, int k, std::uint64_t seed, cudaStream_t stream)
-{
-    const std::int64_t rows = std::min(n, tile_rows);
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    std::vector<T> tile(static_cast<std::size_t>(rows) * k);
-    for (T& x : tile) x = static_cast<T>(uniform(rng));
-    const std::size_t pitch = static_cast<std::size_t>(n) * sizeof(T);
-    KBENCH_CUDA_CHECK(cudaMemcpy2D(V, pitch, tile.data(), rows * sizeof(T), rows * sizeof(T), k,
-                                   cudaMemcpyHostToDevice));
-    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());  // order the pageable copy before `stream`
-    for (std::int64_t done = rows; done < n; done *= 2) {  // rows [0, done) -> [done, 2 done)
-        const std::int64_t count = std::min(done, n - done);
-        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(V + done, pitch, V, pitch, count * sizeof(T), k,
-                                            cudaMemcpyDeviceToDevice, stream));
-    }
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
 
 // cuBLAS by precision (host pointer mode).
 void gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const double* alpha,
@@ -121,6 +99,32 @@ double max_rel_error(const std::vector<T>& got, const std::vector<T>& ref, Use&&
 }
 
 }  // namespace
+
+// ---- The block ------------------------------------------------------------------------------
+
+template <typename T>
+void fill_random_block(T* V, std::int64_t n, int k, std::uint64_t seed, cudaStream_t stream)
+{
+    const std::int64_t rows = std::min(n, tile_rows);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<T> tile(static_cast<std::size_t>(rows) * k);
+    for (T& x : tile) x = static_cast<T>(uniform(rng));
+    const std::size_t pitch = static_cast<std::size_t>(n) * sizeof(T);
+    KBENCH_CUDA_CHECK(cudaMemcpy2D(V, pitch, tile.data(), rows * sizeof(T), rows * sizeof(T), k,
+                                   cudaMemcpyHostToDevice));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());  // order the pageable copy before `stream`
+    for (std::int64_t done = rows; done < n; done *= 2) {  // rows [0, done) -> [done, 2 done)
+        const std::int64_t count = std::min(done, n - done);
+        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(V + done, pitch, V, pitch, count * sizeof(T), k,
+                                            cudaMemcpyDeviceToDevice, stream));
+    }
+    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template void fill_random_block<float>(float*, std::int64_t, int, std::uint64_t, cudaStream_t);
+template void fill_random_block<double>(double*, std::int64_t, int, std::uint64_t,
+                                        cudaStream_t);
 
 // ---- Variants ---------------------------------------------------------------------------------
 
@@ -231,8 +235,8 @@ TallSkinnyData<T>::TallSkinnyData(std::int64_t n_, const std::vector<int>& ks,
     for (std::size_t j = 0; j < uk; ++j) host_small[j * uk + j] = T(1);
     identity = device_buffer<T>(host_small);  // R = I, ldr = k_max
     coefficients = device_buffer<T>(std::vector<T>(uk, static_cast<T>(gemv_n_coefficient)));
-    fill_block(V.data(), n, k_max, fill_seed, stream);
-    fill_block(y.data(), n, 1, fill_seed + 1, stream);
+    fill_random_block(V.data(), n, k_max, fill_seed, stream);
+    fill_random_block(y.data(), n, 1, fill_seed + 1, stream);
 }
 
 template struct TallSkinnyData<float>;

@@ -62,6 +62,15 @@ const char* tall_skinny_study_name(TallSkinnyVariant v);
 /// Model bytes and flops of one call at n x k (see the file comment).
 models::Traffic tall_skinny_traffic(TallSkinnyVariant v, std::int64_t n, int k, int value_bytes);
 
+/// Fills the n x k (ld = n) device block V with uniform random values in [-1, 1): a host tile of
+/// min(n, 65536) rows drawn by std::mt19937_64(seed) in double, rounded to T, replicated down
+/// the rows on `stream` (synchronized).
+template <typename T>
+void fill_random_block(T* V, std::int64_t n, int k, std::uint64_t seed, cudaStream_t stream);
+
+/// Seed of V in TallSkinnyData (y: seed + 1) and in `kbench bench tsqr`.
+inline constexpr std::uint64_t tall_skinny_fill_seed = 11;
+
 /// Rows of the gram_batched blocks.
 inline constexpr std::int64_t tall_skinny_gram_batched_h = 1024;
 

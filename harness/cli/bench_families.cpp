@@ -1,10 +1,11 @@
 // `kbench bench <family>` for the kernel families of the zoo beside SpMV (run.cpp's `bench
-// spmv`): dot, tall-skinny, stream. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
+// spmv`): dot, tall-skinny, stream, tsqr. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
 // and bench_<family>.hpp), shared with the studies that sweep the same kernels.
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_spmv.hpp"  // print_spmv_summary: the same entry shape
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/machine.hpp"
@@ -125,6 +126,16 @@ void add_bench_family_subcommands(CLI::App* bench)
                        stream_bench_max_n(),
                        0,
                        run_stream_bench});
+    add_family(bench, {"tsqr",
+                       "TSQR methods (yamazaki2014 Fig. 11): mgs, cgs, cgs2, cholqr, cholqr2, svqr, "
+                       "caqr, shifted_cholqr3 and cusolver_qr (cuSOLVER geqrf + orgqr)",
+                       "rows n",
+                       "columns k",
+                       {"1000000"},
+                       {"30"},
+                       std::numeric_limits<int>::max(),
+                       tsqr_bench_max_k(),
+                       run_tsqr_bench});
 }
 
 }  // namespace kbench::harness

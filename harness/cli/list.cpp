@@ -2,6 +2,7 @@
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/core/catalogue.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/registry.hpp"
@@ -98,6 +99,8 @@ void add_list_command(CLI::App& app)
                 fmt::print("  {:<18} ({})\n", to_string(v), tall_skinny_kernel(v));
             fmt::print("stream: bandwidth kernels, names stream/<variant>/<precision>/n=<n>\n");
             for (const StreamVariant v : stream_variants()) fmt::print("  {}\n", to_string(v));
+            fmt::print("tsqr: TSQR methods, names tsqr/<variant>/<precision>/n=<n>/k=<k>\n");
+            for (const TsqrVariant& v : tsqr_variants()) fmt::print("  {}\n", v.name);
         }
     });
 }

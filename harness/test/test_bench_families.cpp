@@ -1,10 +1,11 @@
 // `kbench bench <family>` without a GPU: the size and precision options, the validation of a
 // family's options (std::invalid_argument naming the option), the benchmark names and the
 // entries (harness/bench/kernel_bench.hpp, bench_dot.hpp, bench_tall_skinny.hpp,
-// bench_stream.hpp).
+// bench_stream.hpp, bench_tsqr.hpp).
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
 
 #include <gtest/gtest.h>
@@ -278,4 +279,29 @@ TEST(KernelBenchEntry, FamilyWithoutKHasNoK)
     EXPECT_EQ(e["run_name"], "stream/copy/double/n=1000");
     EXPECT_FALSE(e.contains("k"));
     EXPECT_FALSE(e["kbench"]["params"].contains("k"));
+}
+
+TEST(TsqrBenchmarkNames, EveryMethodThenCusolver)
+{
+    kh::KernelBenchOptions o;
+    o.ns = {100000};
+    o.ks = {30};
+    o.precisions = {"double"};
+    const std::vector<std::string> names = kh::tsqr_benchmark_names(o);
+    ASSERT_EQ(names.size(), kbench::ortho::tsqr_methods().size() + 1);
+    EXPECT_EQ(names.front(), "tsqr/mgs/double/n=100000/k=30");
+    EXPECT_EQ(names.back(), "tsqr/cusolver_qr/double/n=100000/k=30");
+    o.ks = {65};
+    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::run_tsqr_bench(o, nullptr); }),
+                         "--k: expected an integer in [1, 64], got 65"));
+}
+
+TEST(TsqrTraffic, EffectiveFlopsAndPassColumns)
+{
+    const kh::TsqrVariant cholqr{"cholqr", kbench::ortho::TsqrMethod::cholqr, false};
+    const kbench::models::Traffic t = kh::tsqr_traffic(cholqr, 1000, 10, 8);
+    EXPECT_DOUBLE_EQ(t.bytes_read, 3.0 * 10 * 1000 * 8);
+    EXPECT_DOUBLE_EQ(t.bytes_written, 0.0);
+    EXPECT_DOUBLE_EQ(t.flops, 2.0 * (2.0 * 1000 * 100 - 2.0 * 1000 / 3.0));
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::caqr, 10), 60.0);
 }

@@ -3,6 +3,7 @@
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "kernels/test/gpu_test.hpp"
 
@@ -147,4 +148,26 @@ TEST(BenchStreamGpu, OneSmallPointOfEveryVariantInBothPrecisions)
                 EXPECT_LE(e["max_rel_error"].get<double>(), 1e-3);
             }
         }
+}
+
+TEST(BenchTsqrGpu, OneSmallPointOfEveryVariant)
+{
+    KBENCH_REQUIRE_GPU();
+    kh::KernelBenchOptions o;
+    o.ns = {20000};
+    o.ks = {4};
+    o.precisions = {"double"};
+    o.run.repetitions = 3;
+    const kh::MachineProfile m = fake_machine();
+    const nlohmann::json doc = kh::run_tsqr_bench(o, &m);
+    const std::vector<kh::TsqrVariant> variants = kh::tsqr_variants();
+    ASSERT_EQ(doc["benchmarks"].size(), variants.size());
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const nlohmann::json& e = doc["benchmarks"][i];
+        expect_timed_entry(e, kh::kernel_benchmark_name("tsqr", variants[i].name, "double",
+                                                        20000, 4));
+        EXPECT_TRUE(e.contains("event_seconds"));
+        EXPECT_LT(e["orthogonality"].get<double>(), 1e-10);
+        EXPECT_EQ(e["kbench"]["params"]["status"], "ok");
+    }
 }

@@ -5,6 +5,7 @@
 #include "harness/studies/yamazaki2014/bench_tall_skinny_common.hpp"
 
 #include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/core/progress.hpp"
 #include "harness/core/timing.hpp"
@@ -34,41 +35,7 @@
 
 namespace kbench::harness {
 
-// ---- Public models --------------------------------------------------------------------------
-
-double tsqr_effective_flops(std::int64_t n, int k)
-{
-    const double nn = static_cast<double>(n), kk = k;
-    return 2.0 * (2.0 * nn * kk * kk - 2.0 * kk * kk * kk / 3.0);  // DGEQRF + DORGQR
-}
-
-double tsqr_pass_columns(ortho::TsqrMethod method, int k)
-{
-    const double kk = k;
-    // Normalizing one column: its norm reads it (1), the scaling reads and writes it (2).
-    const double normalize = 3.0;
-    // CGS projection of column j against its j predecessors: mdgm reads them and v (j + 1),
-    // v -= V h reads them and v and writes v (j + 2); summed over j = 1..k-1.
-    const double cgs_projections = kk * (kk - 1.0) + 3.0 * (kk - 1.0);
-    switch (method) {
-    case ortho::TsqrMethod::mgs:
-        // Right-looking: step j normalizes column j, then for the m = k-1-j trailing columns
-        // mdgm reads them and q_j (m + 1) and the rank-1 update reads them and q_j and writes
-        // them (2m + 1); summed over m = 1..k-1.
-        return normalize * kk + 1.5 * kk * (kk - 1.0) + 2.0 * (kk - 1.0);
-    case ortho::TsqrMethod::cgs: return normalize * kk + cgs_projections;
-    case ortho::TsqrMethod::cgs2: return normalize * kk + 2.0 * cgs_projections;
-    // Gram matrix (reads V, k) then V := V U^-1 (trsm) or V := V M (svqr): reads and writes V.
-    case ortho::TsqrMethod::cholqr:
-    case ortho::TsqrMethod::svqr: return 3.0 * kk;
-    case ortho::TsqrMethod::cholqr2: return 6.0 * kk;
-    case ortho::TsqrMethod::shifted_cholqr3: return 9.0 * kk;
-    // geqrf reads and writes V (2k), orgqr reads the reflectors and writes Q (2k), and the
-    // final V := V Q_i of each block reads and writes V (2k).
-    case ortho::TsqrMethod::caqr: return 6.0 * kk;
-    }
-    return std::numeric_limits<double>::quiet_NaN();
-}
+// ---- Public models: tsqr_effective_flops, tsqr_pass_columns in harness/bench/bench_tsqr.cpp ----
 
 using namespace tall_skinny_bench;
 
@@ -118,30 +85,6 @@ struct Timing {
     double event_seconds = std::numeric_limits<double>::quiet_NaN();
     long long loops = 1;
 };
-
-/// One call at a time on restored input: restore() enqueues the copy, call() the TSQR.
-template <typename Restore, typename Call>
-Timing time_restored(Restore&& restore, Call&& call, cudaStream_t stream, int reps)
-{
-    using clock = std::chrono::steady_clock;
-    const cuda_event start, stop;
-    std::vector<double> wall, events;
-    for (int r = 0; r < reps; ++r) {
-        restore();
-        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-        start.record(stream);
-        const auto t0 = clock::now();
-        call();
-        stop.record(stream);
-        stop.synchronize();
-        wall.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-        events.push_back(stop.seconds_since(start));
-    }
-    Timing t;
-    t.seconds = median(wall);
-    t.event_seconds = median(events);
-    return t;
-}
 
 /// The fixed fields of one Fig. 11 entry.
 struct Point {
@@ -263,22 +206,6 @@ std::size_t free_device_bytes()
     return free_bytes;
 }
 
-/// The TSQR variants: every method, then cusolver_qr (CAQR with one block of n rows).
-struct TsqrVariant {
-    std::string name;
-    ortho::TsqrMethod method;
-    bool one_block;
-};
-
-std::vector<TsqrVariant> tsqr_variants()
-{
-    std::vector<TsqrVariant> v;
-    for (const ortho::TsqrMethod m : ortho::tsqr_methods())
-        v.push_back({ortho::to_string(m), m, false});
-    v.push_back({"cusolver_qr", ortho::TsqrMethod::caqr, true});
-    return v;
-}
-
 void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vector<int>& ks)
 {
     const int k_max = *std::max_element(ks.begin(), ks.end());
@@ -355,44 +282,26 @@ void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vect
                         reps, v, k, data);
 
         // tsqr: each call on a fresh copy of the block.
-        const std::size_t block_bytes = static_cast<std::size_t>(n) * k * sizeof(double);
         for (std::size_t v = 0; v < variants.size(); ++v) {
             const TsqrVariant& tv = variants[v];
-            models::Traffic t;
-            t.flops = tsqr_effective_flops(n, k);
-            t.bytes_read = tsqr_pass_columns(tv.method, k) * static_cast<double>(n) * value_bytes;
-            const Point p = point("tsqr", tv.name.c_str(), t);
+            const Point p = point("tsqr", tv.name.c_str(), tsqr_traffic(tv, n, k, value_bytes));
             if (tsqr_skipped.count({v, k}) != 0) {
                 progress_.report(++index_, total_, p.name() + " (skipped)");
                 continue;
             }
             progress_.report(++index_, total_, p.name());
-            const std::int64_t block_rows = tv.one_block ? n : 0;
-            const auto restore = [&] {
-                KBENCH_CUDA_CHECK(cudaMemcpyAsync(V.data(), V0.data(), block_bytes,
-                                                  cudaMemcpyDeviceToDevice, s));
-            };
-            ortho::TsqrOutcome outcome;
-            const auto call = [&] {
-                outcome = ortho::tsqr<double>(tv.method, h, n, k, V.data(), n, R.data(), k,
-                                              tws.data(), tws.bytes(), block_rows);
-            };
             try {
-                restore();  // warm-up, whose status is reported and whose time sets the reps
-                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-                const auto t0 = std::chrono::steady_clock::now();
-                call();
-                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-                const double warmup =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                const ortho::TsqrOutcome first = outcome;
-                const int tsqr_reps = std::max(
-                    min_repetitions,
-                    std::min(reps, static_cast<int>(tsqr_point_seconds / std::max(warmup, 1e-6))));
-                nlohmann::json e = perf_entry(p, time_restored(restore, call, s, tsqr_reps),
-                                              tsqr_reps, read_gbps_);
-                e["status"] = ortho::to_string(first.status);
-                e["detail"] = first.detail;
+                // measure_tsqr_point (harness/bench/bench_tsqr.hpp, the measurement of `kbench
+                // bench tsqr`): warm-up, then each call on V restored from V0.
+                const TsqrTiming tt =
+                    measure_tsqr_point(tv, h, n, k, V.data(), V0.data(), R.data(), tws.data(),
+                                       tws.bytes(), reps, tsqr_point_seconds, min_repetitions);
+                Timing timing;
+                timing.seconds = tt.seconds;
+                timing.event_seconds = tt.event_seconds;
+                nlohmann::json e = perf_entry(p, timing, tt.repetitions, read_gbps_);
+                e["status"] = ortho::to_string(tt.first.status);
+                e["detail"] = tt.first.detail;
                 doc_["benchmarks"].push_back(std::move(e));
             } catch (const std::exception& e) {
                 // A sticky CUDA error ends the run; an argument or library error only this point.
