@@ -37,6 +37,9 @@ void require_gpu(const char* command);
 void add_list_command(CLI::App& app);
 void add_machine_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+/// `kbench bench <family>` for the kernel families (bench_families.cpp), added under `bench` by
+/// add_bench_command.
+void add_bench_family_subcommands(CLI::App* bench);
 void add_reproduce_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);

@@ -1,4 +1,8 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
+#include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_stream.hpp"
+#include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/core/catalogue.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/registry.hpp"
@@ -61,12 +65,14 @@ void add_list_command(CLI::App& app)
         std::string results_root = std::string(KBENCH_SOURCE_DIR) + "/results";
     };
     auto f = std::make_shared<Flags>();
-    auto* sub = app.add_subcommand("list", "List reproduction ids, shipped matrix sets and SpMV "
-                                           "kernels (all three without a flag)");
+    auto* sub = app.add_subcommand("list", "List reproduction ids, shipped matrix sets and the "
+                                           "kernels of each benchmark family (all three without "
+                                           "a flag)");
     sub->add_flag("--ids", f->ids, "reproduction ids of the catalogue (for `kbench reproduce`): "
                                    "implemented or not, GPUs with stored results");
     sub->add_flag("--sets", f->sets, "matrix sets shipped in matrices/sets/");
-    sub->add_flag("--kernels", f->kernels, "SpMV kernels (for `kbench bench spmv --kernels`)");
+    sub->add_flag("--kernels", f->kernels, "the benchmark families of `kbench bench <family>`, "
+                                           "their kernels and benchmark name patterns");
     sub->add_option("--results-dir", f->results_root, "results tree root searched for stored "
                                                       "results")
         ->capture_default_str();
@@ -81,8 +87,20 @@ void add_list_command(CLI::App& app)
             for (const auto& s : shipped_matrix_sets()) fmt::print("  {}\n", s);
         }
         if (all || f->kernels) {
-            if (all) fmt::print("SpMV kernels:\n");
+            if (all) fmt::print("benchmark families (kbench bench <family>):\n");
+            fmt::print("spmv: SpMV kernels (--kernels), names "
+                       "spmv/<kernel>/<precision>/<matrix>\n");
             for (const auto& k : spmv_kernels()) fmt::print("  {}\n", k);
+            fmt::print("dot: dot products, names dot/<variant>/<precision>/n=<n>/k=<k>\n");
+            for (const DotVariant v : dot_variants()) fmt::print("  {}\n", to_string(v));
+            fmt::print("tall-skinny: tall-skinny kernels, names "
+                       "tall-skinny/<variant>/<precision>/n=<n>/k=<k>\n");
+            for (const TallSkinnyVariant v : tall_skinny_variants())
+                fmt::print("  {:<18} ({})\n", to_string(v), tall_skinny_kernel(v));
+            fmt::print("stream: bandwidth kernels, names stream/<variant>/<precision>/n=<n>\n");
+            for (const StreamVariant v : stream_variants()) fmt::print("  {}\n", to_string(v));
+            fmt::print("tsqr: TSQR methods, names tsqr/<variant>/<precision>/n=<n>/k=<k>\n");
+            for (const TsqrVariant& v : tsqr_variants()) fmt::print("  {}\n", v.name);
         }
     });
 }

@@ -126,7 +126,8 @@ void add_bench_command(CLI::App& app)
     };
     auto a = std::make_shared<Args>();
     a->spmv.run.min_time = 0.2;
-    auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommand: spmv)");
+    auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommands: spmv, and the kernel "
+                                              "families: dot, tall-skinny, stream, tsqr)");
     bench->require_subcommand(1);
     auto* sub = bench->add_subcommand("spmv", "SpMV benchmarks over a matrix set (anzt2015 Table 3)");
     add_source_options(sub, a->spmv.source);
@@ -153,6 +154,7 @@ void add_bench_command(CLI::App& app)
         if (!a->json.empty()) write_json_file(doc, a->json);
         print_spmv_summary(doc);
     });
+    add_bench_family_subcommands(bench);
 }
 
 void add_reproduce_command(CLI::App& app)

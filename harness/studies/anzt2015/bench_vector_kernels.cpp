@@ -22,72 +22,12 @@
 
 namespace kbench::harness::vector_kernels_bench {
 
-// ---- Deterministic vector values ----------------------------------------------------------
-
-namespace {
-
-constexpr std::int64_t pattern_period = 1009;
-constexpr std::int64_t pattern_shift = 131;
-
-const std::vector<double>& pattern_table()
-{
-    static const std::vector<double> table = [] {
-        std::vector<double> t(pattern_period);
-        for (std::int64_t i = 0; i < pattern_period; ++i) t[i] = 1.0 / static_cast<double>(1 + i);
-        return t;
-    }();
-    return table;
-}
-
-std::int64_t pattern_start(int pattern) { return (pattern_shift * pattern) % pattern_period; }
-
-}  // namespace
-
-void fill_pattern(double* dst, std::int64_t n, int pattern, std::vector<double>& staging)
-{
-    const std::vector<double>& table = pattern_table();
-    staging.resize(static_cast<std::size_t>(n));
-    std::int64_t m = pattern_start(pattern);
-    for (std::int64_t i = 0; i < n; ++i) {
-        staging[static_cast<std::size_t>(i)] = table[static_cast<std::size_t>(m)];
-        if (++m == pattern_period) m = 0;
-    }
-    KBENCH_CUDA_CHECK(cudaMemcpy(dst, staging.data(), static_cast<std::size_t>(n) * sizeof(double),
-                                 cudaMemcpyHostToDevice));
-}
-
-long double pattern_dot(int a, int b, std::int64_t n)
-{
-    const std::vector<double>& table = pattern_table();
-    std::int64_t ia = pattern_start(a), ib = pattern_start(b);
-    long double sum = 0.0L;
-    for (std::int64_t i = 0; i < n; ++i) {
-        sum += static_cast<long double>(table[static_cast<std::size_t>(ia)]) *
-               table[static_cast<std::size_t>(ib)];
-        if (++ia == pattern_period) ia = 0;
-        if (++ib == pattern_period) ib = 0;
-    }
-    return sum;
-}
-
-double pattern_value(int pattern, std::int64_t i)
-{
-    const std::int64_t m = (i + pattern_shift * pattern) % pattern_period;
-    return pattern_table()[static_cast<std::size_t>(m)];
-}
+// ---- Deterministic vector values: harness/bench/bench_dot.cpp ------------------------------
 
 double relative_error(double got, long double expected)
 {
     const long double diff = std::fabs(static_cast<long double>(got) - expected);
     return static_cast<double>(expected != 0.0L ? diff / std::fabs(expected) : diff);
-}
-
-double max_relative_error(const std::vector<double>& got, const std::vector<long double>& expected,
-                          int k)
-{
-    double worst = 0.0;
-    for (int j = 0; j < k; ++j) worst = std::max(worst, relative_error(got[j], expected[j]));
-    return worst;
 }
 
 // ---- Sizes ----------------------------------------------------------------------------------
@@ -136,14 +76,6 @@ nlohmann::json make_entry(const Point& p, const PointTiming& t, int repetitions,
             {"repetitions", repetitions},
             {"loops", t.loops},
             {"max_rel_error", max_rel_error}};
-}
-
-std::vector<double> results_to_host(const device_buffer<double>& result, int k)
-{
-    std::vector<double> host(static_cast<std::size_t>(k));
-    KBENCH_CUDA_CHECK(cudaMemcpy(host.data(), result.data(), host.size() * sizeof(double),
-                                 cudaMemcpyDeviceToHost));
-    return host;
 }
 
 device_buffer<double> dot_workspace(std::int64_t n, int k)

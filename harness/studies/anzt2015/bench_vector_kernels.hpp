@@ -4,13 +4,18 @@
 //
 // Timing method of every point (one variant at one n and k): the vectors are allocated once
 // per n and filled with deterministic values, one untimed warm-up call (whose result is checked
-// against a long-double sum on the host, stored as max_rel_error), a calibration that doubles
+// against a long-double sum on the host, stored as max_rel_error; for Figs. 7 and 8 the CPU
+// reference twin blas::reference::dot, that sum rounded to double), a calibration that doubles
 // the loop count L until L back-to-back calls last >= min_time seconds (L >= 1), then
 // `repetitions` repetitions of L calls; seconds per call = elapsed / L, median over the
 // repetitions. Elapsed time is taken with CUDA events around the L calls, except for the dot
 // sequences of Fig. 10, which end on the host (cuBLAS in host pointer mode synchronizes inside
 // every call; the merged sequence copies its 5 results to the host and synchronizes) and are
 // timed with the host's steady clock.
+// The points of Figs. 7 and 8 are measured by harness/bench/bench_dot.hpp's measure_dot_point,
+// the measurement of `kbench bench dot`: fig7/<variant>/double/n=<n>/k=<k> and
+// dot/<variant>/double/n=<n>/k=<k> are the same point (fig8's cublas_dot_pair and mdot_pair are
+// dot/cublas_dot/.../k=2 and dot/mdot/.../k=2).
 //
 // Entries of the documents' "benchmarks" array (not Google Benchmark aggregates):
 //   {"name": "<fig>/<variant>/double/n=<n>/k=<k>", "figure": "fig7".."fig10",

@@ -4,6 +4,9 @@
 #include "harness/studies/yamazaki2014/bench_tall_skinny.hpp"
 #include "harness/studies/yamazaki2014/bench_tall_skinny_common.hpp"
 
+#include "harness/bench/bench_tall_skinny.hpp"
+#include "harness/bench/bench_tsqr.hpp"
+#include "harness/bench/kernel_bench.hpp"
 #include "harness/core/progress.hpp"
 #include "harness/core/quick.hpp"
 #include "harness/core/timing.hpp"
@@ -33,41 +36,7 @@
 
 namespace kbench::harness {
 
-// ---- Public models --------------------------------------------------------------------------
-
-double tsqr_effective_flops(std::int64_t n, int k)
-{
-    const double nn = static_cast<double>(n), kk = k;
-    return 2.0 * (2.0 * nn * kk * kk - 2.0 * kk * kk * kk / 3.0);  // DGEQRF + DORGQR
-}
-
-double tsqr_pass_columns(ortho::TsqrMethod method, int k)
-{
-    const double kk = k;
-    // Normalizing one column: its norm reads it (1), the scaling reads and writes it (2).
-    const double normalize = 3.0;
-    // CGS projection of column j against its j predecessors: mdgm reads them and v (j + 1),
-    // v -= V h reads them and v and writes v (j + 2); summed over j = 1..k-1.
-    const double cgs_projections = kk * (kk - 1.0) + 3.0 * (kk - 1.0);
-    switch (method) {
-    case ortho::TsqrMethod::mgs:
-        // Right-looking: step j normalizes column j, then for the m = k-1-j trailing columns
-        // mdgm reads them and q_j (m + 1) and the rank-1 update reads them and q_j and writes
-        // them (2m + 1); summed over m = 1..k-1.
-        return normalize * kk + 1.5 * kk * (kk - 1.0) + 2.0 * (kk - 1.0);
-    case ortho::TsqrMethod::cgs: return normalize * kk + cgs_projections;
-    case ortho::TsqrMethod::cgs2: return normalize * kk + 2.0 * cgs_projections;
-    // Gram matrix (reads V, k) then V := V U^-1 (trsm) or V := V M (svqr): reads and writes V.
-    case ortho::TsqrMethod::cholqr:
-    case ortho::TsqrMethod::svqr: return 3.0 * kk;
-    case ortho::TsqrMethod::cholqr2: return 6.0 * kk;
-    case ortho::TsqrMethod::shifted_cholqr3: return 9.0 * kk;
-    // geqrf reads and writes V (2k), orgqr reads the reflectors and writes Q (2k), and the
-    // final V := V Q_i of each block reads and writes V (2k).
-    case ortho::TsqrMethod::caqr: return 6.0 * kk;
-    }
-    return std::numeric_limits<double>::quiet_NaN();
-}
+// ---- Public models: tsqr_effective_flops, tsqr_pass_columns in harness/bench/bench_tsqr.cpp ----
 
 using namespace tall_skinny_bench;
 
@@ -103,15 +72,11 @@ const std::vector<std::int64_t> row_sweep_ns{10'000,     30'000,     100'000,
 constexpr std::int64_t column_sweep_rows = 10'000'000;
 const std::vector<int> column_sweep_ks{1, 2, 4, 8, 16, 24, 30, 32, 48, 64};
 constexpr std::int64_t quick_rows = 1'000'000;  // a quick run: n <= 1e6, 5 of the k
-constexpr std::int64_t gram_batched_h = 1024;  // rows per batched-GEMM block (a multiple of 32)
+constexpr std::int64_t gram_batched_h = tall_skinny_gram_batched_h;  // rows per batched-GEMM block
 constexpr double max_sample_seconds = 0.02;    // cap on the time of one timed sample
 constexpr double tsqr_point_seconds = 1.0;  // TSQR: fewer repetitions (>= 3) beyond this total
 constexpr std::int64_t large_rows = 30'000'000;  // from here on 3 repetitions
 constexpr int min_repetitions = 3;
-constexpr long long max_loops = 1LL << 20;
-constexpr std::int64_t tile_rows = 65536;
-constexpr std::uint64_t fill_seed = 11;
-constexpr double gemv_n_coefficient = 1e-6;  // r_j of y -= V r
 constexpr std::size_t memory_margin = std::size_t{512} << 20;  // left free for cuBLAS/cuSOLVER
 
 /// Variants per (n, k): 3 gemv_t, 2 gemv_n, 4 gram, 2 trsm and the TSQR ones.
@@ -122,60 +87,6 @@ struct Timing {
     double event_seconds = std::numeric_limits<double>::quiet_NaN();
     long long loops = 1;
 };
-
-/// Asynchronous calls: warm-up, calibration of L, `reps` samples of L calls (CUDA events).
-template <typename Call>
-Timing time_async(Call&& call, cudaStream_t stream, int reps, double sample_time)
-{
-    call();
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const cuda_event start, stop;
-    const auto run_loops = [&](long long loops) {
-        start.record(stream);
-        for (long long i = 0; i < loops; ++i) call();
-        stop.record(stream);
-        stop.synchronize();
-        return stop.seconds_since(start);
-    };
-    Timing t;
-    for (;;) {
-        const double elapsed = run_loops(t.loops);
-        if (elapsed >= sample_time || t.loops >= max_loops) break;
-        const double target =
-            elapsed > 0.0 ? 1.2 * sample_time / elapsed * t.loops : 10.0 * t.loops;
-        t.loops = std::min(max_loops,
-                           std::max(2 * t.loops, static_cast<long long>(std::ceil(target))));
-    }
-    std::vector<double> samples;
-    for (int r = 0; r < reps; ++r) samples.push_back(run_loops(t.loops) / t.loops);
-    t.seconds = median(samples);
-    t.event_seconds = t.seconds;
-    return t;
-}
-
-/// One call at a time on restored input: restore() enqueues the copy, call() the TSQR.
-template <typename Restore, typename Call>
-Timing time_restored(Restore&& restore, Call&& call, cudaStream_t stream, int reps)
-{
-    using clock = std::chrono::steady_clock;
-    const cuda_event start, stop;
-    std::vector<double> wall, events;
-    for (int r = 0; r < reps; ++r) {
-        restore();
-        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-        start.record(stream);
-        const auto t0 = clock::now();
-        call();
-        stop.record(stream);
-        stop.synchronize();
-        wall.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-        events.push_back(stop.seconds_since(start));
-    }
-    Timing t;
-    t.seconds = median(wall);
-    t.event_seconds = median(events);
-    return t;
-}
 
 /// The fixed fields of one Fig. 11 entry.
 struct Point {
@@ -239,8 +150,8 @@ private:
     void skip_all(const char* sweep, std::int64_t n, const std::vector<int>& ks,
                   const std::string& why);
     void error_entry(const Point& p, int reps, const std::string& message);
-    template <typename Call>
-    void async_point(const Point& p, int reps, Call&& call);
+    void async_point(const Point& p, int reps, TallSkinnyVariant v, int k,
+                     TallSkinnyData<double>& data);
 
     const StudyRun& run_;
     nlohmann::json& doc_;
@@ -267,12 +178,20 @@ void TallSkinnyBench::error_entry(const Point& p, int reps, const std::string& m
     doc_["benchmarks"].push_back(std::move(e));
 }
 
-template <typename Call>
-void TallSkinnyBench::async_point(const Point& p, int reps, Call&& call)
+/// One point of the kernels without a host synchronization, measured by
+/// measure_tall_skinny_point (harness/bench/bench_tall_skinny.hpp, the measurement of `kbench
+/// bench tall-skinny`): warm-up, calibration of L, `reps` samples of L calls (CUDA events).
+void TallSkinnyBench::async_point(const Point& p, int reps, TallSkinnyVariant v, int k,
+                                  TallSkinnyData<double>& data)
 {
     progress_.report(++index_, total_, p.name());
     try {
-        const Timing t = time_async(call, gpu_.stream, reps, sample_time_);
+        const TallSkinnyMeasurement m = measure_tall_skinny_point(
+            v, k, data, gpu_.blas, gpu_.stream, reps, sample_time_, nullptr, false, 0.0);
+        Timing t;
+        t.seconds = m.timing.seconds;
+        t.event_seconds = m.timing.seconds;
+        t.loops = m.timing.loops;
         doc_["benchmarks"].push_back(perf_entry(p, t, reps, read_gbps_));
     } catch (const std::exception& e) {
         // A sticky CUDA error ends the run; an argument or library error only this point.
@@ -289,76 +208,25 @@ std::size_t free_device_bytes()
     return free_bytes;
 }
 
-/// Fills the n x k (ld = n) device block V with a random tile (seeded by `seed`) replicated
-/// down the rows.
-void fill_block(double* V, std::int64_t n, int k, std::uint64_t seed, cudaStream_t stream)
-{
-    const std::int64_t rows = std::min(n, tile_rows);
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    std::vector<double> tile(static_cast<std::size_t>(rows) * k);
-    for (double& x : tile) x = uniform(rng);
-    const std::size_t pitch = static_cast<std::size_t>(n) * sizeof(double);
-    KBENCH_CUDA_CHECK(cudaMemcpy2D(V, pitch, tile.data(), rows * sizeof(double),
-                                   rows * sizeof(double), k, cudaMemcpyHostToDevice));
-    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());  // order the pageable copy before `stream`
-    for (std::int64_t done = rows; done < n; done *= 2) {  // rows [0, done) -> [done, 2 done)
-        const std::int64_t count = std::min(done, n - done);
-        KBENCH_CUDA_CHECK(cudaMemcpy2DAsync(V + done, pitch, V, pitch, count * sizeof(double), k,
-                                            cudaMemcpyDeviceToDevice, stream));
-    }
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-/// The TSQR variants: every method, then cusolver_qr (CAQR with one block of n rows).
-struct TsqrVariant {
-    std::string name;
-    ortho::TsqrMethod method;
-    bool one_block;
-};
-
-std::vector<TsqrVariant> tsqr_variants()
-{
-    std::vector<TsqrVariant> v;
-    for (const ortho::TsqrMethod m : ortho::tsqr_methods())
-        v.push_back({ortho::to_string(m), m, false});
-    v.push_back({"cusolver_qr", ortho::TsqrMethod::caqr, true});
-    return v;
-}
-
 void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vector<int>& ks)
 {
     const int k_max = *std::max_element(ks.begin(), ks.end());
     const int reps = n >= large_rows ? min_repetitions
                                      : std::max(min_repetitions, run_.options.repetitions);
-    const int n_int = static_cast<int>(n);  // cuBLAS's int: every n here is <= 1e8
     const std::size_t elements = static_cast<std::size_t>(n) * k_max;
     const ortho::GpuHandles h = gpu_.handles();
 
     // Kernel workspace: the largest of mdgm's, gram's and gram_batched's over the k.
-    std::size_t kernel_ws = blas::dot_workspace_bytes(n, k_max);
-    for (const int k : ks) {
-        kernel_ws = std::max(kernel_ws, blas::gram_workspace_bytes(n, k, k, value_bytes));
-        kernel_ws = std::max(kernel_ws, blas::gram_batched_workspace_bytes(n, k, k, gram_batched_h,
-                                                                           value_bytes));
-    }
+    const std::size_t kernel_ws = TallSkinnyData<double>::workspace_bytes(n, ks);
     const std::size_t base_bytes = (elements + n) * sizeof(double) + kernel_ws;
     if (base_bytes + memory_margin > free_device_bytes()) {
         skip_all(sweep, n, ks, fmt::format("{:.1f} GB of buffers exceed the free device memory",
                                            base_bytes * 1e-9));
         return;
     }
-    device_buffer<double> V(elements), y(static_cast<std::size_t>(n));
-    device_buffer<double> ws(kernel_ws / sizeof(double) + 1);
-    device_buffer<double> r(static_cast<std::size_t>(k_max));
-    device_buffer<double> B(static_cast<std::size_t>(k_max) * k_max);
-    std::vector<double> host_small(static_cast<std::size_t>(k_max) * k_max, 0.0);
-    for (int j = 0; j < k_max; ++j) host_small[static_cast<std::size_t>(j) * k_max + j] = 1.0;
-    const device_buffer<double> identity(host_small);  // R = I, ldr = k_max
-    const device_buffer<double> coefficients(
-        std::vector<double>(static_cast<std::size_t>(k_max), gemv_n_coefficient));
-    fill_block(V.data(), n, k_max, fill_seed, gpu_.stream);
-    fill_block(y.data(), n, 1, fill_seed + 1, gpu_.stream);
+    // V, y, r, B, R = I, c and the kernel workspace, filled (bench_tall_skinny.hpp).
+    TallSkinnyData<double> data(n, ks, gpu_.stream, "fig11");
+    device_buffer<double>& V = data.V;
 
     // TSQR: the saved copy of V and the largest workspace that fits.
     const std::vector<TsqrVariant> variants = tsqr_variants();
@@ -404,101 +272,38 @@ void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vect
     std::vector<double> R(static_cast<std::size_t>(k_max) * k_max);
 
     cudaStream_t s = gpu_.stream;
-    cublasHandle_t handle = gpu_.blas;
-    const double one = 1.0, zero = 0.0, minus_one = -1.0;
     for (const int k : ks) {
         const auto point = [&](const char* kernel, const char* variant, models::Traffic t) {
             return Point{sweep, kernel, variant, n, k, t};
         };
-        // gemv_t: r = V^T y. Same flops and bytes for every variant (the product's).
-        const models::Traffic gemv_t = blas::gemv_t_traffic(n, k, value_bytes);
-        async_point(point("gemv_t", "mdgm", blas::mdgm_traffic(n, k, value_bytes)), reps, [&] {
-            blas::mdgm(n, k, V.data(), n, y.data(), r.data(), ws.data(), ws.bytes(), s);
-        });
-        async_point(point("gemv_t", "per_column", gemv_t), reps, [&] {
-            blas::gemv_t_per_column(n, k, V.data(), n, y.data(), r.data(), s);
-        });
-        async_point(point("gemv_t", "cublas_gemv_t", gemv_t), reps, [&] {
-            KBENCH_CUBLAS_CHECK(cublasDgemv(handle, CUBLAS_OP_T, n_int, k, &one, V.data(), n_int,
-                                            y.data(), 1, &zero, r.data(), 1));
-        });
-        // gemv_n: y -= V c (c_j = gemv_n_coefficient).
-        const models::Traffic gemv_n = blas::gemm_rowwise_traffic(n, k, 1, true, value_bytes);
-        async_point(point("gemv_n", "gemm_rowwise", gemv_n), reps, [&] {
-            blas::gemm_rowwise(n, k, 1, -1.0, V.data(), n, coefficients.data(), k, 1.0, y.data(),
-                               n, s);
-        });
-        async_point(point("gemv_n", "cublas_gemv_n", gemv_n), reps, [&] {
-            KBENCH_CUBLAS_CHECK(cublasDgemv(handle, CUBLAS_OP_N, n_int, k, &minus_one, V.data(),
-                                            n_int, coefficients.data(), 1, &one, y.data(), 1));
-        });
-        // gram: B = V^T V; the symmetric product's flops and one read of V for every variant.
-        const models::Traffic gram = blas::gram_traffic(n, k, k, true, value_bytes);
-        async_point(point("gram", "gram", gram), reps, [&] {
-            blas::gram(n, k, V.data(), n, k, V.data(), n, B.data(), k, ws.data(), ws.bytes(), s);
-        });
-        async_point(point("gram", "gram_batched", gram), reps, [&] {
-            blas::gram_batched(handle, n, k, V.data(), n, k, V.data(), n, B.data(), k,
-                               gram_batched_h, ws.data(), ws.bytes(), s);
-        });
-        async_point(point("gram", "cublas_dgemm", gram), reps, [&] {
-            KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, k, k, n_int, &one,
-                                            V.data(), n_int, V.data(), n_int, &zero, B.data(), k));
-        });
-        async_point(point("gram", "cublas_dsyrk", gram), reps, [&] {
-            KBENCH_CUBLAS_CHECK(cublasDsyrk(handle, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, k, n_int,
-                                            &one, V.data(), n_int, &zero, B.data(), k));
-        });
-        // trsm: V := V R^-1 with R = I (ldr = k_max).
-        const models::Traffic trsm = blas::trsm_traffic(n, k, value_bytes);
-        async_point(point("trsm", "trsm_right_upper", trsm), reps, [&] {
-            blas::trsm_right_upper(n, k, V.data(), n, identity.data(), k_max, s);
-        });
-        async_point(point("trsm", "cublas_dtrsm", trsm), reps, [&] {
-            KBENCH_CUBLAS_CHECK(cublasDtrsm(handle, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
-                                            CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n_int, k, &one,
-                                            identity.data(), k_max, V.data(), n_int));
-        });
+        // gemv_t (r = V^T y), gemv_n (y -= V c), gram (B = V^T V), trsm (V := V R^-1, R = I):
+        // the points of bench_tall_skinny.hpp, bytes and flops from its models.
+        for (const TallSkinnyVariant v : tall_skinny_variants())
+            async_point(point(tall_skinny_kernel(v), tall_skinny_study_name(v),
+                              tall_skinny_traffic(v, n, k, value_bytes)),
+                        reps, v, k, data);
 
         // tsqr: each call on a fresh copy of the block.
-        const std::size_t block_bytes = static_cast<std::size_t>(n) * k * sizeof(double);
         for (std::size_t v = 0; v < variants.size(); ++v) {
             const TsqrVariant& tv = variants[v];
-            models::Traffic t;
-            t.flops = tsqr_effective_flops(n, k);
-            t.bytes_read = tsqr_pass_columns(tv.method, k) * static_cast<double>(n) * value_bytes;
-            const Point p = point("tsqr", tv.name.c_str(), t);
+            const Point p = point("tsqr", tv.name.c_str(), tsqr_traffic(tv, n, k, value_bytes));
             if (tsqr_skipped.count({v, k}) != 0) {
                 progress_.report(++index_, total_, p.name() + " (skipped)");
                 continue;
             }
             progress_.report(++index_, total_, p.name());
-            const std::int64_t block_rows = tv.one_block ? n : 0;
-            const auto restore = [&] {
-                KBENCH_CUDA_CHECK(cudaMemcpyAsync(V.data(), V0.data(), block_bytes,
-                                                  cudaMemcpyDeviceToDevice, s));
-            };
-            ortho::TsqrOutcome outcome;
-            const auto call = [&] {
-                outcome = ortho::tsqr<double>(tv.method, h, n, k, V.data(), n, R.data(), k,
-                                              tws.data(), tws.bytes(), block_rows);
-            };
             try {
-                restore();  // warm-up, whose status is reported and whose time sets the reps
-                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-                const auto t0 = std::chrono::steady_clock::now();
-                call();
-                KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-                const double warmup =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                const ortho::TsqrOutcome first = outcome;
-                const int tsqr_reps = std::max(
-                    min_repetitions,
-                    std::min(reps, static_cast<int>(tsqr_point_seconds / std::max(warmup, 1e-6))));
-                nlohmann::json e = perf_entry(p, time_restored(restore, call, s, tsqr_reps),
-                                              tsqr_reps, read_gbps_);
-                e["status"] = ortho::to_string(first.status);
-                e["detail"] = first.detail;
+                // measure_tsqr_point (harness/bench/bench_tsqr.hpp, the measurement of `kbench
+                // bench tsqr`): warm-up, then each call on V restored from V0.
+                const TsqrTiming tt =
+                    measure_tsqr_point(tv, h, n, k, V.data(), V0.data(), R.data(), tws.data(),
+                                       tws.bytes(), reps, tsqr_point_seconds, min_repetitions);
+                Timing timing;
+                timing.seconds = tt.seconds;
+                timing.event_seconds = tt.event_seconds;
+                nlohmann::json e = perf_entry(p, timing, tt.repetitions, read_gbps_);
+                e["status"] = ortho::to_string(tt.first.status);
+                e["detail"] = tt.first.detail;
                 doc_["benchmarks"].push_back(std::move(e));
             } catch (const std::exception& e) {
                 // A sticky CUDA error ends the run; an argument or library error only this point.

@@ -17,8 +17,15 @@
 //    machine profile), "repetitions", "loops" (calls per timed sample)}; tsqr entries add
 //    "event_seconds" (median CUDA-event time), "status" and "detail" of the warm-up call; a
 //    variant that could not run has null times and rates and an "error" message.
+// The gemv_t, gemv_n, gram and trsm points are measured by harness/bench/bench_tall_skinny.hpp's
+// measure_tall_skinny_point, the measurement of `kbench bench tall-skinny`:
+// fig11/<kernel>/<variant>/double/n=<n>/k=<k> is tall-skinny/<variant>/double/n=<n>/k=<k>
+// (cublas_dgemm, cublas_dsyrk, cublas_dtrsm there are cublas_gemm, cublas_syrk, cublas_trsm);
+// the tsqr points by harness/bench/bench_tsqr.hpp's measure_tsqr_point (`kbench bench tsqr`):
+// fig11/tsqr/<variant>/double/n=<n>/k=<k> is tsqr/<variant>/double/n=<n>/k=<k>.
 #pragma once
 
+#include "harness/bench/bench_tsqr.hpp"
 #include "harness/core/study.hpp"
 #include "solvers/orthogonalization/tsqr.hpp"
 
@@ -43,15 +50,8 @@ inline constexpr int tall_skinny_columns = 30;
 /// shifted_cholqr3 up to kappa ~ 1 / (n k eps)). yamazaki2014 Fig. 10 lists eps kappa^s for CGS.
 const char* tsqr_expected_order(ortho::TsqrMethod method);
 
-/// The "effective" flops of a TSQR of an n x k block (yamazaki2014 Sec. V-F, Fig. 11c): those
-/// of LAPACK's DGEQRF plus DORGQR, 2 n k^2 - 2 k^3 / 3 each, whatever the method does.
-double tsqr_effective_flops(std::int64_t n, int k);
-
-/// Columns of n values that a method's kernels move through device memory (reads + writes,
-/// each kernel reading and writing its operands once): the bandwidth bound of its passes over
-/// V; bytes = columns * n * value bytes. See the definition for the count of each method;
-/// CAQR's count also serves the one-block cuSOLVER QR (variant cusolver_qr).
-double tsqr_pass_columns(ortho::TsqrMethod method, int k);
+// tsqr_effective_flops(n, k) and tsqr_pass_columns(method, k), the models of the tsqr entries,
+// are harness/bench/bench_tsqr.hpp's (shared with `kbench bench tsqr`).
 
 /// yamazaki2014 Fig. 10: for kappa in {1e1, 1e3, ..., 1e15}, the block
 /// ortho::conditioned_block(tsqr_quality_rows (quick: tsqr_quality_rows_quick),
