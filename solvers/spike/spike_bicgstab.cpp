@@ -224,7 +224,7 @@ private:
     void indexed(F&& f) const
     {
         const auto m = static_cast<index_type>(first_.size() - 1);
-        const int nt = threads_;
+        [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
         KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
         for (index_type k = 0; k < m; ++k) f(k, first_[k], first_[k + 1]);
     }

@@ -289,7 +289,7 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
         throw std::invalid_argument("spike: band storage has " + std::to_string(a.ab.size()) +
                                     " entries, expected n (2K+1) = " + std::to_string(ld * a.n));
     part_ = part;
-    const int nt = threads_;
+    [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
     fac_.reset(new T[a.ab.size()]);  // not zero-filled: every slot is written below
     rev_.reset(new T[a.ab.size()]);
     scale_.reset(new T[a.n]);
@@ -378,7 +378,7 @@ void SpikeReference<T>::apply_impl(const In* r, Out* z) const
     const Partitioning& part = part_;
     const index_type K = part.K, p = part.count, m = 2 * K;
     const std::size_t ld = 2 * K + 1, mm = static_cast<std::size_t>(m) * m;
-    const int nt = threads_;
+    [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
     // g = D^{-1} r (not zero-filled: each partition writes its rows on its thread).
     const std::unique_ptr<T[]> g(new T[part.n]);
     KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
