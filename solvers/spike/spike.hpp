@@ -149,8 +149,10 @@ public:
     void apply_mixed(const double* r, double* z) const;
     index_type partition_count() const { return part_.count; }
     const Partitioning& partitioning() const { return part_; }
-    /// Threads the per-partition loops run on: min(threads, partitions) after a factor() (no
-    /// more threads than partitions work), the requested threads before; 1 without OpenMP.
+    /// Threads the per-partition loops run on: after a factor(), min(team, partitions) with team
+    /// the size of the OpenMP team its first loop got (at most threads; less when OpenMP gives
+    /// fewer, e.g. under OMP_THREAD_LIMIT), since no more threads than partitions work; before,
+    /// the requested threads; 1 without OpenMP.
     int threads_used() const;
 
 private:
@@ -158,6 +160,7 @@ private:
     void apply_impl(const In* r, Out* z) const;
 
     int threads_ = 1;
+    int team_ = 1;  // the OpenMP team size of factor()'s first loop
     Partitioning part_;
     bool factored_ = false;
     // The O(N K) arrays are not zero-filled when allocated: factor() writes every slot in the

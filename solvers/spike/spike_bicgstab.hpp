@@ -126,8 +126,8 @@ struct SpikeOmpOptions {
 /// 1.2-1.4) with every per-partition step on OpenMP threads: SpikeReference(threads) factors
 /// and applies, the SpMV (band_multiply_rows) and the vector updates run per partition's rows,
 /// and each dot product is a sum over the partitions' partial dots (kernels/bicgstab_kernels.hpp
-/// reference::dot) in partition order. x, z and every iterate are therefore the same bit for
-/// bit for any thread count at the same partitioning (they differ from spike_bicgstab_cpu's in
+/// reference::dot) in partition order. x and every iterate are therefore the same bit for bit
+/// for any thread count at the same partitioning (they differ from spike_bicgstab_cpu's in
 /// rounding only: its dots run over [0, N) at once).
 /// Partitioning: options.psize when given (2K <= psize <= N/2), else psize_for_partitions(N,
 /// K, omp.partitions or cpu_partition_count(N, K, threads)), li2012 Sec. 1.2's p = floor(N /
@@ -135,9 +135,11 @@ struct SpikeOmpOptions {
 /// vectors of a.n doubles (x: x0 on entry, the solution on return). Results as spike_bicgstab
 /// (seconds of the host clock; transfer_seconds 0; psize_decay empty: the rule needs no decay
 /// estimate) plus threads (OpenMP threads the partitions ran on: min(threads, partitions), 1
-/// without OpenMP). Throws std::invalid_argument naming the parameter for omp.threads < 0,
-/// omp.partitions < 0, both omp.partitions and options.psize given, a bad partition count
-/// (psize_for_partitions: e.g. more partitions than rows), a bad psize (make_partitioning),
+/// without OpenMP); total_seconds = factor_seconds + solve.seconds (the band is read where it
+/// is). Throws std::invalid_argument naming the parameter for omp.threads < 0, omp.partitions
+/// < 0, both omp.partitions and options.psize given, a bad partition count
+/// (psize_for_partitions: e.g. more partitions than rows), K < 1 or N < 4K (no two partitions
+/// of 2K rows), a bad psize (make_partitioning), ab of the wrong size (SpikeReference::factor),
 /// b or x not of a.n entries, and the options of check_options.
 SpikeBicgstabResult spike_bicgstab_omp(const BandMatrix<double>& a, const std::vector<double>& b,
                                        std::vector<double>& x,

@@ -264,7 +264,7 @@ template <typename T>
 int SpikeReference<T>::threads_used() const
 {
     if (!cpu_openmp()) return 1;
-    return part_.count > 0 ? static_cast<int>(std::min<index_type>(threads_, part_.count))
+    return part_.count > 0 ? static_cast<int>(std::min<index_type>(team_, part_.count))
                            : threads_;
 }
 
@@ -294,11 +294,15 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
     rev_.reset(new T[a.ab.size()]);
     scale_.reset(new T[a.n]);
     std::vector<int> lu(p), ul(p, -1), red;
+    int team = 1;
     // Per partition: its columns of A copied into fac_, its row scales, the reversed block
     // J A_i J (column c of the copy is column n_i-1-c of A_i upside down, zero outside the
     // block), its LU and UL.
     KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
     for (index_type i = 0; i < p; ++i) {
+#ifdef _OPENMP
+        if (i == 0) team = omp_get_num_threads();  // only iteration 0 writes it
+#endif
         const index_type off = part.offset(i), n = part.size(i);
         std::copy(a.ab.data() + off * ld, a.ab.data() + (off + n) * ld, fac_.get() + off * ld);
         for (index_type r = off; r < off + n; ++r) {
@@ -322,6 +326,7 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
             band_lu(rev_.get() + (off + n - l) * ld, l, K, scale_.get() + off + l - 1, -1);
         if (k >= 0) ul[i] = static_cast<int>(n - l) + k;
     }
+    team_ = team;
     lap("LU/UL");
     SpikeStatus s = detail::pick_status(part, lu, ul, red);
     if (!s.ok()) return s;
