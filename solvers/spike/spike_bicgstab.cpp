@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -164,11 +165,19 @@ double seconds_since(clock_type::time_point t0)
     return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-/// max |v_i| over [first, last), starting from m; NaN if any entry is NaN.
-double inf_norm(const double* v, index_type first, index_type last, double m = 0.0)
+/// max(m, |e|), NaN once either is NaN (a plain `!(|e| <= m)` test would let a later finite
+/// entry replace a NaN).
+double max_abs(double m, double e)
 {
-    for (index_type i = first; i < last; ++i)
-        if (!(std::abs(v[i]) <= m)) m = std::abs(v[i]);
+    return std::isnan(m) || std::isnan(e) ? std::numeric_limits<double>::quiet_NaN()
+                                          : std::max(m, std::abs(e));
+}
+
+/// max |v_i| over [first, last); NaN if any entry is NaN.
+double inf_norm(const double* v, index_type first, index_type last)
+{
+    double m = 0.0;
+    for (index_type i = first; i < last; ++i) m = max_abs(m, v[i]);
     return m;
 }
 
@@ -251,7 +260,7 @@ double inf_norm(const HostRanges& ranges, const double* v)
             return std::array<double, 1>{inf_norm(v, first, last)};
         },
         [](auto& total, const auto& pr) {
-            if (!(pr[0] <= total[0])) total[0] = pr[0];
+            total[0] = max_abs(total[0], pr[0]);
         })[0];
 }
 
@@ -370,7 +379,7 @@ SpikeBicgstabResult solve_host(const BandMatrix<double>& a, const std::vector<do
                 [](auto& total, const auto& pr) {
                     total[0] += pr[0];
                     total[1] += pr[1];
-                    if (!(pr[2] <= total[2])) total[2] = pr[2];
+                    total[2] = max_abs(total[2], pr[2]);
                 });
             bicgstab::detail::finish_xr(sc, red[0], red[1]);
             rnorm = red[2];
