@@ -6,7 +6,9 @@ table1 residuals 0.1/d x (1 + 0.1 (seed - 2)) with exact tips and 3x that with l
 UL in entries without "signs" (as written before the M-matrix was added: random signs), and
 M-matrix entries ("signs": "negative") with 0.02/d x (1 + 0.1 (seed - 2)), 2x with corner UL and
 a chooser's estimate of 0.01/d; table3 times chosen per psize with one zero-pivot point; fig4/fig5 times per method with a
-skipped dgbsv and a failed cuDSS point; fig6 phases of 100 ms split 40/5/5/30/15/5 %; mixed
+skipped dgbsv and a failed cuDSS point, the CPU SPIKE series (spike_cpu_all_cores, 16 threads) in
+fig4 only (2x, 2.5x, 3x SPIKE double's time, one point skipped by the series budget), so fig5
+renders as results written before that series; fig6 phases of 100 ms split 40/5/5/30/15/5 %; mixed
 times giving speedups 1.25, 1.14, 1.6 (an M-matrix at d = 1.001) and one non-converged point) rendered through render.main, the
 tables checked against hand-computed values, plus empty documents and byte-identical re-renders.
 """
@@ -143,18 +145,30 @@ class ScalingTest(Li2012TestCase):
         self.assertEqual(header_cells(md, "N"), [
             "N", "psize", "iterations (double / mixed)", "SPIKE+BiCGStab double ms",
             "SPIKE+BiCGStab mixed ms", "dgbsv 1 thread ms", "dgbsv all cores ms",
+            "SPIKE+BiCGStab CPU all cores ms",
             "cuDSS analysis+factor+solve ms", "cuDSS solve ms", "SPIKE double on the device ms",
             "SPIKE double model ms", "SPIKE double on the device / model",
-            "dgbsv all cores / SPIKE double", "dgbsv all cores / SPIKE double on the device"])
+            "dgbsv all cores / SPIKE double", "dgbsv all cores / SPIKE double on the device",
+            "SPIKE CPU all cores / SPIKE double",
+            "SPIKE CPU all cores / SPIKE double on the device"])
+        # the CPU SPIKE: 60 ms = 3x the 20 ms with the band copy, 6x the 10 ms on the device
         self.assertEqual(table_row(md, "1,000,000"), [
-            "1,000,000", "2,048", "4 / 5", "20.0", "16.0", "400", "50.0", "300", "20.0", "10.0",
-            "16.0", "0.625", "2.50", "5.00"])
-        self.assertEqual(table_row(md, "10,000,000")[5:9], ["skipped", "450", "error", "error"])
+            "1,000,000", "2,048", "4 / 5", "20.0", "16.0", "400", "50.0", "60.0", "300", "20.0",
+            "10.0", "16.0", "0.625", "2.50", "5.00", "3.00", "6.00"])
+        self.assertEqual(table_row(md, "10,000,000")[5:10],
+                         ["skipped", "450", "skipped", "error", "error"])
         self.assertIn("K = 32, d = 1; times in ms", md)
+        self.assertIn("SPIKE+BiCGStab on every CPU core: 16 OpenMP threads, built with OpenMP "
+                      "(16 threads available); cuDSS built.", md)
         self.assertIn("over dgbsv on all cores: 2.50 to 3.00 over 4 points (li2012 Fig. 4, "
                       "SPIKE::GPU over MKL: 2.1 to 3.1).", md)
+        self.assertIn("SPIKE+BiCGStab (double) over SPIKE+BiCGStab on every CPU core: 2.00 to "
+                      "3.00 over 3 points (16 OpenMP threads).", md)
+        self.assertIn("OpenBLAS's dgbsv is serial", md)
         self.assertIn("- dgbsv 1 thread, N = 10,000,000: skipped: predicted 40 s exceeds the "
                       "point budget of 20 s", md)
+        self.assertIn("- SPIKE+BiCGStab CPU all cores, N = 10,000,000: skipped: the series "
+                      "budget of 45 s would be exceeded (44.8 s used, 0.6 s predicted)", md)
         self.assertIn("- cuDSS solve, N = 10,000,000: error: cudaErrorMemoryAllocation", md)
 
     def test_fig5_has_no_cudss_columns(self):
@@ -165,6 +179,23 @@ class ScalingTest(Li2012TestCase):
             "256", "4,096", "5 / 5", "200", "180", "5000", "1000", "n/a", "100", "n/a", "5.00",
             "n/a"])  # results without device_seconds (before it was measured)
         self.assertIn("over dgbsv on all cores: 3.00 to 5.00 over 3 points.", md)
+
+    def test_results_without_the_cpu_spike_series(self):
+        # Results written before spike_cpu_all_cores (fig5 here; fig4 with it removed): no
+        # columns for it, and the text says it was not measured.
+        for item in ("li2012/fig4", "li2012/fig5"):
+            doc = json.loads(json.dumps(self.li))
+            doc["benchmarks"] = [e for e in doc["benchmarks"]
+                                 if e.get("method") != "spike_cpu_all_cores"]
+            del doc["context"]["kbench"]["li2012"]["baselines"]["spike_cpu"]
+            md = self.render(doc, item)
+            header = header_cells(md, "N" if item.endswith("fig4") else "K")
+            self.assertEqual(header[-2:], ["dgbsv all cores / SPIKE double",
+                                           "dgbsv all cores / SPIKE double on the device"])
+            self.assertNotIn("SPIKE+BiCGStab CPU all cores ms", header)
+            self.assertIn("SPIKE+BiCGStab on every CPU core: not measured in this run;", md)
+            self.assertIn("SPIKE+BiCGStab (double) over SPIKE+BiCGStab on every CPU core: not "
+                          "measured in this run.", md)
 
 
 class Fig6Test(Li2012TestCase):

@@ -168,6 +168,12 @@ void omega_dot(std::int64_t n, const T* t, const T* s_vec, DeviceScalars<T>* sc)
 template <typename T>
 void xr_update(std::int64_t n, const T* r_hat, const T* p, const T* s_vec, const T* t, T* x, T* r,
                DeviceScalars<T>* sc);
+/// sum_i a[i] b[i] over n >= 0 elements (host arrays) as the references above sum their dot
+/// products: pairwise in double, leaves of at most 8 fused products; 0 for n = 0. For callers
+/// that split a dot over row ranges (solvers/spike/spike_bicgstab.cpp's OpenMP solve). Throws
+/// std::invalid_argument for n < 0 or a null a or b when n > 0.
+template <typename T>
+double dot(std::int64_t n, const T* a, const T* b);
 }  // namespace reference
 
 /// Shared by the GPU kernels and the references: how the finished dot products (double sums)

@@ -114,6 +114,14 @@ void xr_update(std::int64_t n, const T* r_hat, const T* p, const T* s_vec, const
     detail::finish_xr(*sc, pairwise_dot(r_hat, r, n), pairwise_dot(r, r, n));
 }
 
+template <typename T>
+double dot(std::int64_t n, const T* a, const T* b)
+{
+    // check_arguments wants an sc; any non-null pointer does.
+    detail::check_arguments("kbench::bicgstab::reference::dot", n, {{"a", a}, {"b", b}}, &n);
+    return pairwise_dot(a, b, n);
+}
+
 #define KBENCH_INSTANTIATE_BICGSTAB_REF(T)                                                        \
     template void init<T>(std::int64_t, const T*, T*, T*, T*, DeviceScalars<T>*);                 \
     template void p_update<T>(std::int64_t, const T*, const T*, T*, const DeviceScalars<T>*);     \
@@ -121,7 +129,8 @@ void xr_update(std::int64_t n, const T* r_hat, const T* p, const T* s_vec, const
     template void s_update<T>(std::int64_t, const T*, const T*, T*, const DeviceScalars<T>*);     \
     template void omega_dot<T>(std::int64_t, const T*, const T*, DeviceScalars<T>*);              \
     template void xr_update<T>(std::int64_t, const T*, const T*, const T*, const T*, T*, T*,      \
-                               DeviceScalars<T>*)
+                               DeviceScalars<T>*);                                                \
+    template double dot<T>(std::int64_t, const T*, const T*)
 KBENCH_INSTANTIATE_BICGSTAB_REF(float);
 KBENCH_INSTANTIATE_BICGSTAB_REF(double);
 #undef KBENCH_INSTANTIATE_BICGSTAB_REF

@@ -105,7 +105,14 @@ Csr<T> band_to_csr(const BandMatrix<T>& a, bool drop_zeros)
 template <typename T>
 void band_multiply(const BandMatrix<T>& a, const T* x, T* y)
 {
-    for (index_type i = 0; i < a.n; ++i) {
+    band_multiply_rows(a, x, y, 0, a.n);
+}
+
+template <typename T>
+void band_multiply_rows(const BandMatrix<T>& a, const T* x, T* y, index_type first,
+                        index_type last)
+{
+    for (index_type i = first; i < last; ++i) {
         const index_type lo = std::max<index_type>(0, i - a.K);
         const index_type hi = std::min<index_type>(a.n - 1, i + a.K);
         T s(0);
@@ -215,6 +222,8 @@ BandDecayStats band_decay_stats(const BandMatrix<double>& a, index_type max_rows
     template BandMatrix<T> band_from_csr<T>(const Csr<T>&, index_type);          \
     template Csr<T> band_to_csr<T>(const BandMatrix<T>&, bool);                  \
     template void band_multiply<T>(const BandMatrix<T>&, const T*, T*);          \
+    template void band_multiply_rows<T>(const BandMatrix<T>&, const T*, T*,      \
+                                        index_type, index_type);                 \
     template std::vector<T> to_gbsv_layout<T>(const BandMatrix<T>&);
 
 KBENCH_BANDED_INSTANTIATE(float)

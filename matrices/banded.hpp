@@ -80,6 +80,14 @@ BandMatrix<U> band_cast(const BandMatrix<T>& a)
 template <typename T>
 void band_multiply(const BandMatrix<T>& a, const T* x, T* y);
 
+/// Rows first .. last - 1 of y = A x on the host: y[i] for first <= i < last (the other entries
+/// of y are not touched), each row summed in the same order as band_multiply, so that disjoint
+/// row ranges computed apart (e.g. one per thread) give band_multiply's y bit for bit. x and y
+/// have n entries and must not overlap; requires 0 <= first <= last <= n (not checked).
+template <typename T>
+void band_multiply_rows(const BandMatrix<T>& a, const T* x, T* y, index_type first,
+                        index_type last);
+
 /// Statistics of a band matrix that predict how fast truncated SPIKE's spikes decay (li2012
 /// Sec. 1.3: they decay for diagonally dominant matrices; models/spike_model.hpp SpikeDecay
 /// turns them into a truncation-error estimate), from a sample of rows, in O(samples K) time.

@@ -1,7 +1,8 @@
 """li2012 SPIKE::GPU study: the times of SPIKE+BiCGStab and the baselines against the model
 (models/spike_model.hpp).
 
-  li2012/fig4    time vs N at K = 32: SPIKE+BiCGStab (double, mixed), dgbsv, cuDSS, the model.
+  li2012/fig4    time vs N at K = 32: SPIKE+BiCGStab (double, mixed), dgbsv, SPIKE+BiCGStab on
+                 every CPU core (OpenMP: the multi-core CPU baseline), cuDSS, the model.
   li2012/fig5    time vs K at N = 400,000, the same methods.
   li2012/fig6    time per phase of a detailed solve, measured and modeled.
   li2012/mixed   the preconditioner in float vs double: time, iterations, speedup.
@@ -9,7 +10,8 @@
 The tables (table1, table3) are li2012.py; the code both modules share is _li2012_common.py.
 Entries and context are written by harness/studies/li2012/bench_spike*.cpp (schema in
 bench_spike.hpp); li2012's numbers come from context.kbench.li2012.paper. Missing entries or
-values render as "n/a".
+values render as "n/a"; results written before the CPU SPIKE series (spike_cpu_all_cores) say
+it was not measured in that run.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from ._li2012_common import (Entry, d_label, entries, ms, model_line, no_data, n
                              paper_num, pct, psize_cell, ratio, signs_of, study_ctx, time_cell)
 
 
-METHODS = ["spike_double", "spike_mixed", "dgbsv_1thread", "dgbsv_all_cores", "cudss_full",
-           "cudss_solve"]
+CPU_SPIKE = "spike_cpu_all_cores"  # the multi-core CPU baseline: SPIKE+BiCGStab, OpenMP
+METHODS = ["spike_double", "spike_mixed", "dgbsv_1thread", "dgbsv_all_cores", CPU_SPIKE,
+           "cudss_full", "cudss_solve"]
 LABELS = {"spike_double": "SPIKE+BiCGStab double", "spike_mixed": "SPIKE+BiCGStab mixed",
           "dgbsv_1thread": "dgbsv 1 thread", "dgbsv_all_cores": "dgbsv all cores",
+          CPU_SPIKE: "SPIKE+BiCGStab CPU all cores",
           "cudss_full": "cuDSS analysis+factor+solve", "cudss_solve": "cuDSS solve"}
+NOT_MEASURED = "not measured in this run"
 PHASES = ["LU/UL", "spikes", "reduced system", "BiCGStab SpMV", "preconditioner", "other"]
 
 
@@ -41,10 +46,19 @@ def sweep(es: List[Entry], figure: str) -> Tuple[str, List[int], Dict[Tuple[Any,
     return key, xs, {(e.get("method"), e.get(key)): e for e in es}
 
 
+def cpu_spike_threads(es: List[Entry]) -> str:
+    """The OpenMP thread counts the CPU SPIKE series ran on, e.g. "16" (n/a if none)."""
+    ts = sorted({e["threads"] for e in es if e.get("method") == CPU_SPIKE
+                 and isinstance(e.get("threads"), int)})
+    return ", ".join(str(t) for t in ts) or NA
+
+
 def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]:
     es = entries(res, figure)
     key, xs, by = sweep(es, figure)
     methods = [m for m in METHODS if any(e.get("method") == m for e in es)]
+    has_cpu = CPU_SPIKE in methods
+    threads = cpu_spike_threads(es)
     ctx = study_ctx(res)
     other = "K" if key == "n" else "n"  # the parameter held fixed, read from the entries
     held = sorted({int(e[other]) for e in es if isinstance(e.get(other), int)})
@@ -57,10 +71,13 @@ def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]
         fixed = f"N = {held_text}"
     text = header_block(res.context, f"{title} on {gpu_title(res.context)}")
     ds = sorted({num(e, "d") for e in es if not missing(num(e, "d"))})
+    baselines = ctx.get("baselines", {})
+    cpu_text = (f"{threads} OpenMP threads, {baselines.get('spike_cpu', NA)}" if has_cpu
+                else NOT_MEASURED)
     text += (f"\n{fixed}, d = {', '.join(d_label(d) for d in ds) or NA}; times in ms (median); "
              "SPIKE psize automatic. "
-             f"Baselines: dgbsv {ctx.get('baselines', {}).get('dgbsv', NA)}; cuDSS "
-             f"{ctx.get('baselines', {}).get('cudss', NA)}.\n\n")
+             f"Baselines: dgbsv {baselines.get('dgbsv', NA)}; SPIKE+BiCGStab on every CPU core: "
+             f"{cpu_text}; cuDSS {baselines.get('cudss', NA)}.\n\n")
     label = "N" if key == "n" else "K"
     rows = []
     for x in xs:
@@ -74,27 +91,42 @@ def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]
                 fmt(ratio(dev, num(sd, "model_seconds"))),
                 fmt(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"), num(sd, "seconds"))),
                 fmt(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"), dev))]
+        if has_cpu:
+            row += [fmt(ratio(num(by.get((CPU_SPIKE, x)), "seconds"), num(sd, "seconds"))),
+                    fmt(ratio(num(by.get((CPU_SPIKE, x)), "seconds"), dev))]
         rows.append(row)
     text += markdown_table([label, "psize", "iterations (double / mixed)",
                             *(f"{LABELS[m]} ms" for m in methods),
                             "SPIKE double on the device ms", "SPIKE double model ms",
                             "SPIKE double on the device / model", "dgbsv all cores / SPIKE double",
-                            "dgbsv all cores / SPIKE double on the device"],
+                            "dgbsv all cores / SPIKE double on the device",
+                            *(["SPIKE CPU all cores / SPIKE double",
+                               "SPIKE CPU all cores / SPIKE double on the device"]
+                              if has_cpu else [])],
                            rows)
     text += ("\nSPIKE times include the copy of the band from pageable host memory to the GPU "
-             "(dgbsv's data is already in host memory); 'on the device' leaves that copy out, "
-             "as for a band already resident on the GPU.\n")
-    speedups = [ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"),
-                      num(by.get(("spike_double", x)), "seconds")) for x in xs]
-    speedups = [s for s in speedups if not missing(s)]
+             "(the CPU baselines' data is already in host memory); 'on the device' leaves that "
+             "copy out, as for a band already resident on the GPU. OpenBLAS's dgbsv is serial, "
+             "so 'dgbsv all cores' is no faster than one thread; the multi-core CPU baseline is "
+             "SPIKE+BiCGStab on every CPU core (OpenMP over the partitions, one partition per "
+             "thread).\n")
+
+    def speedup_range(method: str) -> str:
+        """The range of method's time / SPIKE double's over the points where both ran."""
+        sp = [ratio(num(by.get((method, x)), "seconds"),
+                    num(by.get(("spike_double", x)), "seconds")) for x in xs]
+        sp = [v for v in sp if not missing(v)]
+        return f"{fmt(min(sp))} to {fmt(max(sp))} over {len(sp)} points" if sp else NA
     claim = paper(res, "fig4_speedup_over_mkl")
     text += ("\nSPIKE+BiCGStab (double) over dgbsv on all cores: "
-             + (f"{fmt(min(speedups))} to {fmt(max(speedups))} over {len(speedups)} points"
-                if speedups else NA)
+             + speedup_range("dgbsv_all_cores")
              + (f" (li2012 Fig. 4, SPIKE::GPU over MKL: {paper_num(claim[0])} to "
                 f"{paper_num(claim[1])})."
                 if figure == "fig4" and isinstance(claim, list) and len(claim) == 2 else ".")
              + "\n")
+    text += ("\nSPIKE+BiCGStab (double) over SPIKE+BiCGStab on every CPU core: "
+             + (f"{speedup_range(CPU_SPIKE)} ({threads} OpenMP threads)." if has_cpu
+                else f"{NOT_MEASURED}.") + "\n")
     odd = [e for e in es if e.get("skipped") or e.get("error")]
     if odd:
         text += "\nNot measured:\n\n"
@@ -112,8 +144,8 @@ def scaling(res: kbench_results.Results, out_dir: str, figure: str) -> List[str]
             pts = [(x, t * 1e3) for x, t in pts if not missing(t) and t > 0]
             if pts:
                 drawn = True
-                ax.plot(*zip(*pts), "o-" if m.startswith("spike") else "s-", color=f"C{i}",
-                        label=LABELS[m], ms=4)
+                marker = "^-" if m == CPU_SPIKE else "o-" if m.startswith("spike") else "s-"
+                ax.plot(*zip(*pts), marker, color=f"C{i}", label=LABELS[m], ms=4)
         pts = [(x, num(by.get(("spike_double", x)), "model_seconds")) for x in xs]
         pts = [(x, t * 1e3) for x, t in pts if not missing(t) and t > 0]
         if pts:

@@ -120,6 +120,27 @@ TEST(BicgstabKernelsReference, ArgumentChecksNameTheReference)
     test::expect_invalid(
         [&] { reference::alpha_dot<double>(2, a.data(), b.data(), nullptr); },
         {"kbench::bicgstab::reference::alpha_dot"});
+    test::expect_invalid([&] { reference::dot<double>(2, nullptr, b.data()); },
+                         {"kbench::bicgstab::reference::dot", "'a'"});
+    test::expect_invalid([&] { reference::dot<double>(-1, a.data(), b.data()); },
+                         {"kbench::bicgstab::reference::dot", "'n' is -1"});
+}
+
+TEST(BicgstabKernelsReference, DotIsTheSumTheReferencesUse)
+{
+    // reference::dot is the pairwise sum alpha_dot finishes: the same bits; 0 for n = 0.
+    std::vector<double> a(1000), b(1000);
+    for (int i = 0; i < 1000; ++i) {
+        a[i] = 1.0 / (i + 1);
+        b[i] = (i % 7) - 3.1;
+    }
+    DeviceScalars<double> sc;
+    sc.rho = 1.0;
+    reference::alpha_dot<double>(1000, a.data(), b.data(), &sc);
+    EXPECT_EQ(reference::dot<double>(1000, a.data(), b.data()), sc.rhat_v);
+    EXPECT_EQ(reference::dot<double>(0, nullptr, nullptr), 0.0);
+    const std::vector<float> f = {1.5f, 2.0f, -0.25f};
+    EXPECT_EQ(reference::dot<float>(3, f.data(), f.data()), 2.25 + 4.0 + 0.0625);
 }
 
 }  // namespace

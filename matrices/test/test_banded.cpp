@@ -103,6 +103,14 @@ TEST(Banded, CastAndMultiply)
     std::vector<double> y(4);
     band_multiply(b, x.data(), y.data());
     EXPECT_EQ(y, (std::vector<double>{3, 12, 21, 19}));
+    // Row ranges: only rows 1 and 2 written, the same values.
+    std::vector<double> part(4, -1.0);
+    band_multiply_rows(b, x.data(), part.data(), 1, 3);
+    EXPECT_EQ(part, (std::vector<double>{-1, 12, 21, -1}));
+    band_multiply_rows(b, x.data(), part.data(), 0, 1);
+    band_multiply_rows(b, x.data(), part.data(), 3, 4);
+    band_multiply_rows(b, x.data(), part.data(), 2, 2);  // empty range
+    EXPECT_EQ(part, y);
 }
 
 TEST(Banded, GbsvLayoutHasKRowsOfFillInOnTop)

@@ -30,6 +30,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,38 @@ struct Partitioning {
 /// psize, n and K unless K >= 1 and 2K <= psize <= n / 2 (li2012 Sec. 1.2: smaller partitions
 /// cannot hold both spike tips; larger ones leave a single partition).
 Partitioning make_partitioning(index_type n, index_type K, index_type psize);
+
+/// Whether the CPU SPIKE (SpikeReference, spike_bicgstab_omp) was built with OpenMP
+/// (solvers/CMakeLists.txt: find_package(OpenMP); without it every CPU solve runs on one thread).
+bool cpu_openmp();
+
+/// The threads "every core" means for the CPU SPIKE: omp_get_max_threads() (OMP_NUM_THREADS when
+/// set, else the cores OpenMP sees) with OpenMP, 1 without.
+int cpu_max_threads();
+
+/// Partitions of a multi-core CPU solve on `threads` threads: one partition per thread, brought
+/// within [2, floor(N / 2K)]. Derivation (li2012 gives no CPU rule: it compared against MKL's
+/// banded LU, Sec. 3.1): SPIKE partitions the system over the processors (li2012 Sec. 1, stage
+/// a1; Polizzi & Sameh's SPIKE, li2012 refs. [1, 2], one partition per processor), and on a CPU
+/// each partition's LU/UL and substitutions are sequential sweeps (li2012 Sec. 2.2: psize - 1
+/// dependent steps), so a partition is one thread's work. p = threads keeps every thread busy
+/// with the largest partitions that do: the LU/UL and solve work (~4K^2 N and ~8K N flops with
+/// exact tips) does not depend on p, but each further partition adds an interface (two K x K
+/// tips and a 2K x 2K reduced block, ~12 K^3 flops) and shortens the partitions, and the
+/// truncation error grows as psize shrinks (models::spike::truncation_error). Fewer than 2
+/// partitions is no SPIKE (li2012 Sec. 1.2: psize <= N/2); more than floor(N / 2K) leaves
+/// partitions shorter than 2K (psize >= 2K), so fewer threads than asked then work. Throws
+/// std::invalid_argument naming threads (< 1), K (< 1) or N (< 4K: no valid psize).
+index_type cpu_partition_count(index_type n, index_type K, int threads);
+
+/// The psize of li2012 Sec. 1.2's partitioning (p = floor(N / psize), the last partition taking
+/// the remainder) for `partitions` requested partitions: floor(N / partitions). It gives exactly
+/// that many partitions when N >= partitions^2 (the last one then has fewer than `partitions`
+/// extra rows), else a few more (never fewer, so every thread keeps a partition). Throws
+/// std::invalid_argument naming partitions unless 2 <= partitions <= floor(N / 2K) (each
+/// partition needs 2K rows; this also rejects more partitions than rows), and naming K or N as
+/// cpu_partition_count does.
+index_type psize_for_partitions(index_type n, index_type K, index_type partitions);
 
 enum class SpikeCode { ok, zero_pivot };
 /// Where a zero pivot showed: the LU or the UL of a diagonal block, or the LU of a reduced block.
@@ -83,11 +116,20 @@ enum class SpikeTips {
 const char* to_string(SpikeTips tips);
 SpikeTips parse_spike_tips(const std::string& name);
 
-/// CPU reference of truncated SPIKE in T (float or double). Host memory, one thread. Same
-/// steps, layouts and status rules as SpikeSolver.
+/// Truncated SPIKE on the CPU in T (float or double), host memory: SpikeSolver's CPU twin (the
+/// same steps, layouts and status rules) on one thread, and the multi-core CPU solver of the
+/// li2012 study (spike_bicgstab_omp) on several: every per-partition step (row scales, block
+/// reversal, LU/UL, spike tips, reduced blocks; in apply the substitutions, reduced solves and
+/// purification) is an OpenMP loop over the partitions (interfaces), static schedule, one
+/// partition's work on one thread. A partition's arithmetic does not depend on the thread
+/// count, so factors, statuses and apply's z are the same bit for bit for every `threads`.
+/// Built without OpenMP (cpu_openmp() false) it runs on one thread whatever `threads` says.
 template <typename T>
 class SpikeReference {
 public:
+    /// threads >= 1: the OpenMP threads of the per-partition loops (1: serial, the twin).
+    /// Throws std::invalid_argument naming threads for threads < 1.
+    explicit SpikeReference(int threads = 1);
     /// Partitions `a` (band storage, see matrices/banded.hpp), factors every diagonal block
     /// (LU and UL, no pivoting; the UL as `tips` says), computes the spike tips and factors
     /// every reduced block (dense LU with partial pivoting). Returns the first zero pivot as a
@@ -107,17 +149,27 @@ public:
     void apply_mixed(const double* r, double* z) const;
     index_type partition_count() const { return part_.count; }
     const Partitioning& partitioning() const { return part_; }
+    /// Threads the per-partition loops run on: after a factor(), min(team, partitions) with team
+    /// the size of the OpenMP team its first loop got (at most threads; less when OpenMP gives
+    /// fewer, e.g. under OMP_THREAD_LIMIT), since no more threads than partitions work; before,
+    /// the requested threads; 1 without OpenMP.
+    int threads_used() const;
 
 private:
     template <typename In, typename Out>
     void apply_impl(const In* r, Out* z) const;
 
+    int threads_ = 1;
+    int team_ = 1;  // the OpenMP team size of factor()'s first loop
     Partitioning part_;
     bool factored_ = false;
-    std::vector<T> fac_;    // LU factors of every A_i in place of A (band storage, ldab 2K+1);
-                            // the couplings B_i, C_i stay in the out-of-block band slots
-    std::vector<T> rev_;    // LU of the reversed A_i (= UL of A_i), same layout
-    std::vector<T> scale_;  // max |A(row, :)| per row
+    // The O(N K) arrays are not zero-filled when allocated: factor() writes every slot in the
+    // loop over the partitions, each partition's slots (and pages) on its own thread.
+    std::unique_ptr<T[]> fac_;    // n (2K+1): LU factors of every A_i in place of A (band
+                                  // storage, ldab 2K+1); the couplings B_i, C_i stay in the
+                                  // out-of-block band slots
+    std::unique_ptr<T[]> rev_;    // n (2K+1): LU of the reversed A_i (= UL of A_i), same layout
+    std::unique_ptr<T[]> scale_;  // n: max |A(row, :)| per row
     std::vector<T> vtip_;   // (p-1) blocks K x K column-major: V_i^b
     std::vector<T> wtip_;   // (p-1) blocks: W_{i+1}^t
     std::vector<T> rlu_;    // (p-1) blocks 2K x 2K column-major: LU of R_i

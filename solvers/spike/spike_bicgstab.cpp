@@ -1,16 +1,23 @@
 // SPIKE-preconditioned BiCGStab (spike_bicgstab.hpp): the parts both twins share (option
-// checks, partition size, stopping test) and the CPU twin.
+// checks, partition size, stopping test), the CPU twin and the multi-core CPU solve (OpenMP
+// over the partitions), which share one host iteration.
 #include "solvers/spike/spike_bicgstab.hpp"
 
 #include "kernels/bicgstab_kernels.hpp"
 #include "models/spike_model.hpp"
+#include "solvers/spike/spike_omp.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kbench::solvers::spike {
 
@@ -158,67 +165,171 @@ double seconds_since(clock_type::time_point t0)
     return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-/// max |v_i|; NaN if any entry is NaN.
-double inf_norm(const std::vector<double>& v)
+/// max(m, |e|), NaN once either is NaN (a plain `!(|e| <= m)` test would let a later finite
+/// entry replace a NaN).
+double max_abs(double m, double e)
+{
+    return std::isnan(m) || std::isnan(e) ? std::numeric_limits<double>::quiet_NaN()
+                                          : std::max(m, std::abs(e));
+}
+
+/// max |v_i| over [first, last); NaN if any entry is NaN.
+double inf_norm(const double* v, index_type first, index_type last)
 {
     double m = 0.0;
-    for (double e : v)
-        if (!(std::abs(e) <= m)) m = std::abs(e);
+    for (index_type i = first; i < last; ++i) m = max_abs(m, v[i]);
     return m;
 }
 
-/// r = b - A x.
-void residual(const BandMatrix<double>& a, const std::vector<double>& b,
-              const std::vector<double>& x, std::vector<double>& r)
+/// The vector work of the host solves over row ranges: one range [0, n) (spike_bicgstab_cpu)
+/// or the partitions' rows (spike_bicgstab_omp), each range one OpenMP iteration on `threads`
+/// threads. Element updates and SpMV rows are the same whatever the ranges; a dot product is
+/// the sum of the ranges' partial dots in range order, so it does not depend on the threads.
+class HostRanges {
+public:
+    HostRanges(const Partitioning& part, bool per_partition, int threads) : threads_(threads)
+    {
+        if (!per_partition) {
+            first_ = {0, part.n};
+            return;
+        }
+        for (index_type i = 0; i < part.count; ++i) first_.push_back(part.offset(i));
+        first_.push_back(part.n);
+    }
+
+    /// f(first, last) for every range.
+    template <typename F>
+    void each(F&& f) const
+    {
+        indexed([&](index_type, index_type first, index_type last) { f(first, last); });
+    }
+    /// W partial results f(first, last) per range, folded in range order by
+    /// combine(total, partial) from total = 0.
+    template <std::size_t W, typename F, typename C>
+    std::array<double, W> reduce(F&& f, C&& combine) const
+    {
+        std::vector<std::array<double, W>> partial(first_.size() - 1);
+        indexed([&](index_type k, index_type first, index_type last) {
+            partial[k] = f(first, last);
+        });
+        std::array<double, W> total{};
+        for (const auto& pr : partial) combine(total, pr);
+        return total;
+    }
+    /// sum_i a[i] b[i] (kernels' reference dot per range, the partials added in range order).
+    double dot(const double* a, const double* b) const
+    {
+        return reduce<1>(
+            [&](index_type first, index_type last) {
+                return std::array<double, 1>{
+                    bicgstab::reference::dot<double>(last - first, a + first, b + first)};
+            },
+            [](auto& total, const auto& pr) { total[0] += pr[0]; })[0];
+    }
+
+private:
+    /// f(k, first, last) for every range k, one OpenMP iteration each.
+    template <typename F>
+    void indexed(F&& f) const
+    {
+        const auto m = static_cast<index_type>(first_.size() - 1);
+        [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
+        KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
+        for (index_type k = 0; k < m; ++k) f(k, first_[k], first_[k + 1]);
+    }
+
+    int threads_ = 1;
+    std::vector<index_type> first_;  // range k: [first_[k], first_[k+1])
+};
+
+/// r = b - A x over the ranges.
+void residual(const BandMatrix<double>& a, const HostRanges& ranges, const double* b,
+              const double* x, double* r)
 {
-    band_multiply(a, x.data(), r.data());
-    for (std::size_t i = 0; i < r.size(); ++i) r[i] = b[i] - r[i];
+    ranges.each([&](index_type first, index_type last) {
+        band_multiply_rows(a, x, r, first, last);
+        for (index_type i = first; i < last; ++i) r[i] = b[i] - r[i];
+    });
 }
 
-}  // namespace
-
-SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::vector<double>& b,
-                                       std::vector<double>& x, const SpikeBicgstabOptions& options)
+/// ||v||_inf over the ranges (NaN if any entry is NaN).
+double inf_norm(const HostRanges& ranges, const double* v)
 {
-    detail::check_options(options);
+    return ranges.reduce<1>(
+        [&](index_type first, index_type last) {
+            return std::array<double, 1>{inf_norm(v, first, last)};
+        },
+        [](auto& total, const auto& pr) {
+            total[0] = max_abs(total[0], pr[0]);
+        })[0];
+}
+
+/// n doubles, not zero-filled: the per-range loops write them first, each range's pages on its
+/// own thread.
+std::unique_ptr<double[]> host_vector(std::size_t n)
+{
+    return std::unique_ptr<double[]>(new double[n]);
+}
+
+/// The host solve both CPU entries share, at result.psize: SpikeReference on `threads` threads,
+/// the vector work over one range [0, N) (per_partition false) or over the partitions' rows.
+SpikeBicgstabResult solve_host(const BandMatrix<double>& a, const std::vector<double>& bv,
+                               std::vector<double>& xv, const SpikeBicgstabOptions& options,
+                               SpikeBicgstabResult result, int threads, bool per_partition)
+{
     const std::size_t n = static_cast<std::size_t>(a.n);
-    if (b.size() != n || x.size() != n)
-        throw std::invalid_argument("spike_bicgstab_cpu: b has " + std::to_string(b.size()) +
-                                    " and x " + std::to_string(x.size()) +
-                                    " entries, expected n = " + std::to_string(n));
-    SpikeBicgstabResult result;
-    result.psize = detail::resolve_psize(a, options, 1, 1, &result.psize_decay);  // one slot
     std::vector<PhaseTime> phases = options.detailed ? detail::empty_phases()
                                                      : std::vector<PhaseTime>{};
     std::vector<PhaseTime>* timed = options.detailed ? &phases : nullptr;
     const bool mixed = options.precision == SpikePrecision::mixed;
 
-    SpikeReference<double> md;
-    SpikeReference<float> mf;
+    SpikeReference<double> md(threads);
+    SpikeReference<float> mf(threads);
     const BandMatrix<float> af = mixed ? band_cast<float>(a) : BandMatrix<float>{};
     const auto f0 = clock_type::now();
     result.factor_status = mixed ? mf.factor(af, result.psize, options.tips, timed)
                                  : md.factor(a, result.psize, options.tips, timed);
     result.factor_seconds = seconds_since(f0);
-    result.partitions = make_partitioning(a.n, a.K, result.psize).count;
-    auto precondition = [&](const std::vector<double>& in, std::vector<double>& out) {
-        if (mixed) mf.apply_mixed(in.data(), out.data());
-        else md.apply(in.data(), out.data());
+    const Partitioning part = make_partitioning(a.n, a.K, result.psize);
+    result.partitions = part.count;
+    result.threads = mixed ? mf.threads_used() : md.threads_used();
+    const HostRanges ranges(part, per_partition, threads);
+    auto precondition = [&](const double* in, double* out) {
+        if (mixed) mf.apply_mixed(in, out);
+        else md.apply(in, out);
+    };
+    auto spmv = [&](const double* in, double* out) {
+        ranges.each([&](index_type first, index_type last) {
+            band_multiply_rows(a, in, out, first, last);
+        });
     };
 
     SolveResult& solve = result.solve;
-    std::vector<double> r(n);
-    residual(a, b, x, r);
-    const double bnorm = inf_norm(b), r0 = inf_norm(r);
+    const double* b = bv.data();
+    double* x = xv.data();
+    const auto r_buf = host_vector(n);
+    double* r = r_buf.get();
+    residual(a, ranges, b, x, r);
+    const double bnorm = inf_norm(ranges, b), r0 = inf_norm(ranges, r);
     if (!result.factor_status.ok() || bnorm == 0.0) {
-        if (result.factor_status.ok()) std::fill(x.begin(), x.end(), 0.0);  // b = 0: x = 0
+        if (result.factor_status.ok()) std::fill(xv.begin(), xv.end(), 0.0);  // b = 0: x = 0
         detail::finish_without_iterations(result, bnorm, r0, std::move(phases));
         return result;
     }
 
-    std::vector<double> r_hat(n), p(n), v(n), s(n), t(n), p_hat(n), s_hat(n);
+    const auto r_hat_buf = host_vector(n), p_buf = host_vector(n), v_buf = host_vector(n),
+               s_buf = host_vector(n), t_buf = host_vector(n), p_hat_buf = host_vector(n),
+               s_hat_buf = host_vector(n);
+    double *r_hat = r_hat_buf.get(), *p = p_buf.get(), *v = v_buf.get(), *s = s_buf.get(),
+           *t = t_buf.get(), *p_hat = p_hat_buf.get(), *s_hat = s_hat_buf.get();
+    // reference::init per range (r_hat = r, p = v = 0), its scalars from the whole r . r.
+    ranges.each([&](index_type first, index_type last) {
+        DeviceScalars<double> part_sc;
+        bicgstab::reference::init<double>(last - first, r + first, r_hat + first, p + first,
+                                          v + first, &part_sc);
+    });
     DeviceScalars<double> sc;
-    bicgstab::reference::init(a.n, r.data(), r_hat.data(), p.data(), v.data(), &sc);
+    bicgstab::detail::finish_init(sc, ranges.dot(r, r));
     StagnationState stagnation;
     int iteration = 0;
     solve.residual_history = {r0 / bnorm};
@@ -230,31 +341,48 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
     };
     const auto begin = clock_type::now();
     while (!stop) {
-        const std::int64_t m = a.n;
-        phase("other",
-              [&] { bicgstab::reference::p_update(m, r.data(), v.data(), p.data(), &sc); });
-        phase("preconditioner", [&] { precondition(p, p_hat); });
-        phase("BiCGStab SpMV", [&] { band_multiply(a, p_hat.data(), v.data()); });
         phase("other", [&] {
-            bicgstab::reference::alpha_dot(m, r_hat.data(), v.data(), &sc);
-            bicgstab::reference::s_update(m, r.data(), v.data(), s.data(), &sc);
+            ranges.each([&](index_type first, index_type last) {
+                bicgstab::reference::p_update<double>(last - first, r + first, v + first,
+                                                      p + first, &sc);
+            });
+        });
+        phase("preconditioner", [&] { precondition(p, p_hat); });
+        phase("BiCGStab SpMV", [&] { spmv(p_hat, v); });
+        phase("other", [&] {
+            bicgstab::detail::finish_alpha(sc, ranges.dot(r_hat, v));
+            ranges.each([&](index_type first, index_type last) {
+                bicgstab::reference::s_update<double>(last - first, r + first, v + first,
+                                                      s + first, &sc);
+            });
         });
         phase("preconditioner", [&] { precondition(s, s_hat); });
-        phase("BiCGStab SpMV", [&] { band_multiply(a, s_hat.data(), t.data()); });
+        phase("BiCGStab SpMV", [&] { spmv(s_hat, t); });
         double rnorm = 0.0;
         phase("other", [&] {
-            bicgstab::reference::omega_dot(m, t.data(), s.data(), &sc);
-            // x += alpha p_hat + omega s_hat; r = s - omega t; rho = r_hat . r, rr = r . r.
+            bicgstab::detail::finish_omega(sc, ranges.dot(t, s), ranges.dot(t, t),
+                                           ranges.dot(s, s));
+            // x += alpha p_hat + omega s_hat; r = s - omega t; rho = r_hat . r, rr = r . r,
+            // and ||r||_inf, per range.
             const double alpha = sc.alpha, omega = sc.omega;
-            double rho = 0.0, rr = 0.0;
-            for (std::size_t i = 0; i < n; ++i) {
-                x[i] = std::fma(omega, s_hat[i], std::fma(alpha, p_hat[i], x[i]));
-                r[i] = std::fma(-omega, t[i], s[i]);
-                rho = std::fma(r_hat[i], r[i], rho);
-                rr = std::fma(r[i], r[i], rr);
-            }
-            bicgstab::detail::finish_xr(sc, rho, rr);
-            rnorm = inf_norm(r);
+            const std::array<double, 3> red = ranges.reduce<3>(
+                [&](index_type first, index_type last) {
+                    double rho = 0.0, rr = 0.0;
+                    for (index_type i = first; i < last; ++i) {
+                        x[i] = std::fma(omega, s_hat[i], std::fma(alpha, p_hat[i], x[i]));
+                        r[i] = std::fma(-omega, t[i], s[i]);
+                        rho = std::fma(r_hat[i], r[i], rho);
+                        rr = std::fma(r[i], r[i], rr);
+                    }
+                    return std::array<double, 3>{rho, rr, inf_norm(r, first, last)};
+                },
+                [](auto& total, const auto& pr) {
+                    total[0] += pr[0];
+                    total[1] += pr[1];
+                    total[2] = max_abs(total[2], pr[2]);
+                });
+            bicgstab::detail::finish_xr(sc, red[0], red[1]);
+            rnorm = red[2];
         });
         ++iteration;
         const double rel = rnorm / bnorm;
@@ -263,11 +391,68 @@ SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::v
     }
     solve.seconds = seconds_since(begin);
     solve.iterations = iteration;
-    residual(a, b, x, r);
-    solve.true_residual = inf_norm(r) / bnorm;
+    residual(a, ranges, b, x, r);
+    solve.true_residual = inf_norm(ranges, r) / bnorm;
     result.total_seconds = result.factor_seconds + solve.seconds;
     result.phases = std::move(phases);
     return result;
+}
+
+/// Throws unless b and x have a.n entries, naming `function`.
+void check_sizes(const char* function, const BandMatrix<double>& a, const std::vector<double>& b,
+                 const std::vector<double>& x)
+{
+    const std::size_t n = static_cast<std::size_t>(a.n);
+    if (b.size() != n || x.size() != n)
+        throw std::invalid_argument(std::string{function} + ": b has " +
+                                    std::to_string(b.size()) + " and x " +
+                                    std::to_string(x.size()) + " entries, expected n = " +
+                                    std::to_string(n));
+}
+
+}  // namespace
+
+SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::vector<double>& b,
+                                       std::vector<double>& x, const SpikeBicgstabOptions& options)
+{
+    detail::check_options(options);
+    check_sizes("spike_bicgstab_cpu", a, b, x);
+    SpikeBicgstabResult result;
+    result.psize = detail::resolve_psize(a, options, 1, 1, &result.psize_decay);  // one slot
+    return solve_host(a, b, x, options, std::move(result), 1, false);
+}
+
+SpikeBicgstabResult spike_bicgstab_omp(const BandMatrix<double>& a, const std::vector<double>& b,
+                                       std::vector<double>& x,
+                                       const SpikeBicgstabOptions& options,
+                                       const SpikeOmpOptions& omp)
+{
+    detail::check_options(options);
+    if (omp.threads < 0)
+        throw std::invalid_argument("spike_bicgstab_omp: threads = " +
+                                    std::to_string(omp.threads) +
+                                    ", expected threads >= 0 (0: every core)");
+    if (omp.partitions < 0)
+        throw std::invalid_argument("spike_bicgstab_omp: partitions = " +
+                                    std::to_string(omp.partitions) +
+                                    ", expected partitions >= 0 (0: one per thread)");
+    if (omp.partitions != 0 && options.psize != 0)
+        throw std::invalid_argument("spike_bicgstab_omp: partitions = " +
+                                    std::to_string(omp.partitions) + " and psize = " +
+                                    std::to_string(options.psize) +
+                                    " both given, expected one or neither");
+    check_sizes("spike_bicgstab_omp", a, b, x);
+    const int threads = omp.threads > 0 ? omp.threads : cpu_max_threads();
+    SpikeBicgstabResult result;
+    if (options.psize != 0) {
+        make_partitioning(a.n, a.K, options.psize);  // throws naming psize
+        result.psize = options.psize;
+    } else {
+        const index_type p =
+            omp.partitions != 0 ? omp.partitions : cpu_partition_count(a.n, a.K, threads);
+        result.psize = psize_for_partitions(a.n, a.K, p);
+    }
+    return solve_host(a, b, x, options, std::move(result), threads, true);
 }
 
 }  // namespace kbench::solvers::spike

@@ -68,6 +68,9 @@ struct SpikeBicgstabResult {
     /// saw, for a reader to check the choice against). Empty otherwise.
     std::optional<models::spike::SpikeDecay> psize_decay;
     index_type partitions = 0;  // p
+    /// CPU solves: the OpenMP threads the partitions ran on (SpikeReference::threads_used: 1 for
+    /// spike_bicgstab_cpu and without OpenMP); 0 on the GPU.
+    int threads = 0;
     double factor_seconds = 0.0;  // SPIKE setup: copy of A to the device, LU/UL, spikes,
                                   // reduced system (CUDA events; CPU: host clock)
     double transfer_seconds = 0.0;  // GPU: the copy of the band to the device (pageable host
@@ -100,12 +103,48 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperat
                                    const SpikeBicgstabOptions& options, cudaStream_t stream);
 
 /// The same solve on the CPU, one thread: SpikeReference as preconditioner, band_multiply as
-/// SpMV, the vector updates of kernels/bicgstab_kernels.hpp's references. b, x: host vectors of
-/// a.n entries (x: x0 on entry). Same options (psize = 0: see SpikeBicgstabOptions), results
-/// and errors; times with the host clock.
+/// SpMV, the vector updates and dot products of kernels/bicgstab_kernels.hpp's references. b, x:
+/// host vectors of a.n entries (x: x0 on entry). Same options (psize = 0: see
+/// SpikeBicgstabOptions), results and errors; times with the host clock; result.threads = 1.
 SpikeBicgstabResult spike_bicgstab_cpu(const BandMatrix<double>& a, const std::vector<double>& b,
                                        std::vector<double>& x,
                                        const SpikeBicgstabOptions& options);
+
+/// What spike_bicgstab_omp runs on.
+struct SpikeOmpOptions {
+    /// OpenMP threads, >= 0; 0: cpu_max_threads() (every core unless OMP_NUM_THREADS says
+    /// otherwise). Without OpenMP the solve runs on one thread (result.threads says so).
+    int threads = 0;
+    /// Partitions asked for, >= 0; 0: cpu_partition_count(N, K, threads), one per thread. An
+    /// explicit value goes through psize_for_partitions (2 <= partitions <= N / 2K). Not
+    /// together with SpikeBicgstabOptions::psize (give one or neither).
+    index_type partitions = 0;
+};
+
+/// The multi-core CPU solve of the li2012 study (series spike_cpu_all_cores): the same
+/// SPIKE-preconditioned BiCGStab as spike_bicgstab (li2012 Alg. 1 with truncated SPIKE, Sec.
+/// 1.2-1.4) with every per-partition step on OpenMP threads: SpikeReference(threads) factors
+/// and applies, the SpMV (band_multiply_rows) and the vector updates run per partition's rows,
+/// and each dot product is a sum over the partitions' partial dots (kernels/bicgstab_kernels.hpp
+/// reference::dot) in partition order. x and every iterate are therefore the same bit for bit
+/// for any thread count at the same partitioning (they differ from spike_bicgstab_cpu's in
+/// rounding only: its dots run over [0, N) at once).
+/// Partitioning: options.psize when given (2K <= psize <= N/2), else psize_for_partitions(N,
+/// K, omp.partitions or cpu_partition_count(N, K, threads)), li2012 Sec. 1.2's p = floor(N /
+/// psize). a: band storage (matrices/banded.hpp, ldab = 2K + 1, column-major); b, x: host
+/// vectors of a.n doubles (x: x0 on entry, the solution on return). Results as spike_bicgstab
+/// (seconds of the host clock; transfer_seconds 0; psize_decay empty: the rule needs no decay
+/// estimate) plus threads (OpenMP threads the partitions ran on: min(threads, partitions), 1
+/// without OpenMP); total_seconds = factor_seconds + solve.seconds (the band is read where it
+/// is). Throws std::invalid_argument naming the parameter for omp.threads < 0, omp.partitions
+/// < 0, both omp.partitions and options.psize given, a bad partition count
+/// (psize_for_partitions: e.g. more partitions than rows), K < 1 or N < 4K (no two partitions
+/// of 2K rows), a bad psize (make_partitioning), ab of the wrong size (SpikeReference::factor),
+/// b or x not of a.n entries, and the options of check_options.
+SpikeBicgstabResult spike_bicgstab_omp(const BandMatrix<double>& a, const std::vector<double>& b,
+                                       std::vector<double>& x,
+                                       const SpikeBicgstabOptions& options,
+                                       const SpikeOmpOptions& omp = {});
 
 namespace detail {
 /// Throws std::invalid_argument naming the field and its value for tolerance < 0 or not

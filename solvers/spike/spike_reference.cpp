@@ -1,15 +1,76 @@
-// CPU reference of truncated SPIKE (spike.hpp): the same per-partition steps as spike.cu, in
-// plain loops over the band storage.
+// Truncated SPIKE on the CPU (spike.hpp): the same per-partition steps as spike.cu, in plain
+// loops over the band storage, as OpenMP loops over the partitions when built with OpenMP.
 #include "solvers/spike/spike.hpp"
+#include "solvers/spike/spike_omp.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace kbench::solvers::spike {
+
+bool cpu_openmp()
+{
+#ifdef _OPENMP
+    return true;
+#else
+    return false;
+#endif
+}
+
+int cpu_max_threads()
+{
+#ifdef _OPENMP
+    return std::max(1, omp_get_max_threads());
+#else
+    return 1;
+#endif
+}
+
+namespace {
+
+/// Throws for shapes with no valid psize (K < 1 or N < 4K), naming `function`.
+void check_shape(const char* function, index_type n, index_type K)
+{
+    if (K < 1)
+        throw std::invalid_argument(std::string{function} + ": K = " + std::to_string(K) +
+                                    ", expected K >= 1");
+    if (n < 4 * static_cast<std::int64_t>(K))
+        throw std::invalid_argument(std::string{function} + ": N = " + std::to_string(n) +
+                                    ", expected N >= 4K = " + std::to_string(4 * K) +
+                                    " (two partitions of at least 2K rows)");
+}
+
+}  // namespace
+
+index_type cpu_partition_count(index_type n, index_type K, int threads)
+{
+    if (threads < 1)
+        throw std::invalid_argument("spike::cpu_partition_count: threads = " +
+                                    std::to_string(threads) + ", expected threads >= 1");
+    check_shape("spike::cpu_partition_count", n, K);
+    return std::clamp<index_type>(threads, 2, n / (2 * K));
+}
+
+index_type psize_for_partitions(index_type n, index_type K, index_type partitions)
+{
+    check_shape("spike::psize_for_partitions", n, K);
+    if (partitions < 2 || partitions > n / (2 * K))
+        throw std::invalid_argument(
+            "spike::psize_for_partitions: partitions = " + std::to_string(partitions) +
+            ", expected 2 <= partitions <= N / (2K) = " + std::to_string(n / (2 * K)) +
+            " (N = " + std::to_string(n) + ", K = " + std::to_string(K) +
+            ": every partition needs at least 2K rows)");
+    return n / partitions;
+}
 
 Partitioning make_partitioning(index_type n, index_type K, index_type psize)
 {
@@ -192,6 +253,22 @@ void band_solve(const T* a, index_type n, index_type K, T* x)
 }  // namespace
 
 template <typename T>
+SpikeReference<T>::SpikeReference(int threads) : threads_(threads)
+{
+    if (threads < 1)
+        throw std::invalid_argument("SpikeReference: threads = " + std::to_string(threads) +
+                                    ", expected threads >= 1");
+}
+
+template <typename T>
+int SpikeReference<T>::threads_used() const
+{
+    if (!cpu_openmp()) return 1;
+    return part_.count > 0 ? static_cast<int>(std::min<index_type>(team_, part_.count))
+                           : threads_;
+}
+
+template <typename T>
 SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, SpikeTips tips,
                                       std::vector<PhaseTime>* phases)
 {
@@ -212,33 +289,44 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
         throw std::invalid_argument("spike: band storage has " + std::to_string(a.ab.size()) +
                                     " entries, expected n (2K+1) = " + std::to_string(ld * a.n));
     part_ = part;
-    fac_ = a.ab;
-    scale_.assign(a.n, T(0));
-    for (index_type i = 0; i < a.n; ++i)
-        for (index_type j = std::max(0, i - K); j <= std::min(a.n - 1, i + K); ++j)
-            scale_[i] = std::max(scale_[i], std::abs(a.ab[a.index(i, j)]));
-    // The reversed blocks J A_i J: column c of the copy is column n_i-1-c of A_i upside down.
-    rev_.assign(fac_.size(), T(0));
+    [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
+    fac_.reset(new T[a.ab.size()]);  // not zero-filled: every slot is written below
+    rev_.reset(new T[a.ab.size()]);
+    scale_.reset(new T[a.n]);
+    std::vector<int> lu(p), ul(p, -1), red;
+    int team = 1;
+    // Per partition: its columns of A copied into fac_, its row scales, the reversed block
+    // J A_i J (column c of the copy is column n_i-1-c of A_i upside down, zero outside the
+    // block), its LU and UL.
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
     for (index_type i = 0; i < p; ++i) {
+#ifdef _OPENMP
+        if (i == 0) team = omp_get_num_threads();  // only iteration 0 writes it
+#endif
         const index_type off = part.offset(i), n = part.size(i);
+        std::copy(a.ab.data() + off * ld, a.ab.data() + (off + n) * ld, fac_.get() + off * ld);
+        for (index_type r = off; r < off + n; ++r) {
+            T m(0);
+            for (index_type j = std::max(0, r - K); j <= std::min(a.n - 1, r + K); ++j)
+                m = std::max(m, std::abs(a.ab[a.index(r, j)]));
+            scale_[r] = m;
+        }
         for (index_type c = 0; c < n; ++c)
             for (index_type t = 0; t < 2 * K + 1; ++t) {
                 const index_type r = c + t - K;
-                if (r >= 0 && r < n) rev_[t + (off + c) * ld] = fac_[(2 * K - t) + (off + n - 1 - c) * ld];
+                rev_[t + (off + c) * ld] =
+                    r >= 0 && r < n ? fac_[(2 * K - t) + (off + n - 1 - c) * ld] : T(0);
             }
-    }
-    std::vector<int> lu(p), ul(p, -1), red;
-    for (index_type i = 0; i < p; ++i) {
-        const index_type off = part.offset(i), n = part.size(i);
-        lu[i] = band_lu(fac_.data() + off * ld, n, K, scale_.data() + off, 1);
+        lu[i] = band_lu(fac_.get() + off * ld, n, K, scale_.get() + off, 1);
         // UL of the top l rows of A_i = LU of the bottom-right l x l corner of the reversed
         // block (column n - l on); its step k is the reversed block's step n - l + k.
         const index_type l = detail::ul_rows(part, i, tips);
         if (l == 0) continue;
         const int k =
-            band_lu(rev_.data() + (off + n - l) * ld, l, K, scale_.data() + off + l - 1, -1);
+            band_lu(rev_.get() + (off + n - l) * ld, l, K, scale_.get() + off + l - 1, -1);
         if (k >= 0) ul[i] = static_cast<int>(n - l) + k;
     }
+    team_ = team;
     lap("LU/UL");
     SpikeStatus s = detail::pick_status(part, lu, ul, red);
     if (!s.ok()) return s;
@@ -246,19 +334,19 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
     // from C_{i+1} (upper triangular, in the columns of partition i) with reversed rows.
     vtip_.assign((p - 1) * KK, T(0));
     wtip_.assign((p - 1) * KK, T(0));
-    std::vector<T> y(KK);
-    for (index_type i = 0; i + 1 < p; ++i) {
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
+    for (index_type i = 0; i < p - 1; ++i) {
+        std::vector<T> y(KK);
         const index_type off = part.offset(i), n = part.size(i);
         const index_type off1 = part.offset(i + 1), n1 = part.size(i + 1);
         T* v = vtip_.data() + i * KK;
         for (index_type c = 0; c < K; ++c)
             for (index_type r = c; r < K; ++r) v[r + c * K] = fac_[(r - c) + (off1 + c) * ld];
-        corner_solve(fac_.data() + off * ld, n, K, v);
-        std::fill(y.begin(), y.end(), T(0));
+        corner_solve(fac_.get() + off * ld, n, K, v);
         for (index_type c = 0; c < K; ++c)
             for (index_type r = 0; r <= c; ++r)
                 y[(K - 1 - r) + c * K] = fac_[(2 * K + r - c) + (off1 - K + c) * ld];
-        corner_solve(rev_.data() + off1 * ld, n1, K, y.data());
+        corner_solve(rev_.get() + off1 * ld, n1, K, y.data());
         T* w = wtip_.data() + i * KK;
         for (index_type c = 0; c < K; ++c)
             for (index_type r = 0; r < K; ++r) w[r + c * K] = y[(K - 1 - r) + c * K];
@@ -270,7 +358,8 @@ SpikeStatus SpikeReference<T>::factor(const BandMatrix<T>& a, index_type psize, 
     rlu_.assign((p - 1) * mm, T(0));
     rpiv_.assign((p - 1) * m, 0);
     red.assign(p - 1, -1);
-    for (index_type i = 0; i + 1 < p; ++i) {
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
+    for (index_type i = 0; i < p - 1; ++i) {
         T* r = rlu_.data() + i * mm;
         for (index_type k = 0; k < m; ++k) r[k + k * m] = T(1);
         for (index_type c = 0; c < K; ++c)
@@ -294,16 +383,22 @@ void SpikeReference<T>::apply_impl(const In* r, Out* z) const
     const Partitioning& part = part_;
     const index_type K = part.K, p = part.count, m = 2 * K;
     const std::size_t ld = 2 * K + 1, mm = static_cast<std::size_t>(m) * m;
-    // g = D^{-1} r.
-    std::vector<T> g(r, r + part.n);
-    for (index_type i = 0; i < p; ++i)
-        band_solve(fac_.data() + part.offset(i) * ld, part.size(i), K, g.data() + part.offset(i));
+    [[maybe_unused]] const int nt = threads_;  // the OpenMP loops' team size
+    // g = D^{-1} r (not zero-filled: each partition writes its rows on its thread).
+    const std::unique_ptr<T[]> g(new T[part.n]);
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
+    for (index_type i = 0; i < p; ++i) {
+        const index_type off = part.offset(i);
+        std::copy(r + off, r + off + part.size(i), g.get() + off);
+        band_solve(fac_.get() + off * ld, part.size(i), K, g.get() + off);
+    }
     // Reduced blocks: xhat_i = R_i^{-1} [g_i^b; g_{i+1}^t] = [x_i^b; x_{i+1}^t].
     std::vector<T> xhat((p - 1) * m);
-    for (index_type i = 0; i + 1 < p; ++i) {
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
+    for (index_type i = 0; i < p - 1; ++i) {
         T* b = xhat.data() + i * m;
         const T* lu = rlu_.data() + i * mm;
-        std::copy_n(g.data() + part.offset(i + 1) - K, m, b);
+        std::copy_n(g.get() + part.offset(i + 1) - K, m, b);
         for (index_type k = 0; k < m; ++k) std::swap(b[k], b[rpiv_[i * m + k]]);
         for (index_type k = 0; k < m; ++k)
             for (index_type q = k + 1; q < m; ++q) b[q] -= lu[q + k * m] * b[k];
@@ -313,10 +408,10 @@ void SpikeReference<T>::apply_impl(const In* r, Out* z) const
         }
     }
     // Purification: x_i = A_i^{-1} (r_i - [0; B_i x_{i+1}^t] - [C_i x_{i-1}^b; 0]).
-    std::vector<T> w;
+    KBENCH_SPIKE_OMP(omp parallel for num_threads(nt) schedule(static))
     for (index_type i = 0; i < p; ++i) {
         const index_type off = part.offset(i), n = part.size(i);
-        w.assign(r + off, r + off + n);
+        std::vector<T> w(r + off, r + off + n);
         if (i > 0) {
             const T* xb = xhat.data() + (i - 1) * m;
             for (index_type q = 0; q < K; ++q) {
@@ -333,7 +428,7 @@ void SpikeReference<T>::apply_impl(const In* r, Out* z) const
                 w[n - K + q] -= s;
             }
         }
-        band_solve(fac_.data() + off * ld, n, K, w.data());
+        band_solve(fac_.get() + off * ld, n, K, w.data());
         for (index_type k = 0; k < n; ++k) z[off + k] = static_cast<Out>(w[k]);
     }
 }

@@ -1,12 +1,24 @@
-// Helpers shared by the solver tests: a smooth right-hand side and the distance of solutions.
+// Helpers shared by the solver tests: a smooth and a random right-hand side and the distance of
+// solutions.
 #pragma once
 
 #include "matrices/csr.hpp"
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace kbench::solvers::test {
+
+/// n entries uniform in [-1, 1) from std::mt19937(seed).
+inline std::vector<double> random_rhs(index_type n, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> b(static_cast<std::size_t>(n));
+    for (double& v : b) v = u(gen);
+    return b;
+}
 
 /// b_i = 1 + sin(i) / 2, n entries.
 template <typename T>

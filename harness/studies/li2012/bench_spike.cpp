@@ -319,6 +319,11 @@ Study new_study(const StudyRun& run, json grid)
         {"dgbsv", "not built: LAPACKE or OpenBLAS missing at configure time (Debian: "
                   "liblapacke-dev, libopenblas-dev)"},
 #endif
+        {"spike_cpu", sp::cpu_openmp()
+                          ? fmt::format("built with OpenMP ({} threads available)",
+                                        sp::cpu_max_threads())
+                          : std::string("built without OpenMP (not found at configure time): "
+                                        "one thread")},
 #ifdef KBENCH_HAVE_CUDSS
         {"cudss", "built"},
 #else

@@ -1,7 +1,9 @@
 // The SPIKE::GPU study of li2012: truncated SPIKE as the preconditioner of BiCGStab for banded,
 // diagonally dominant systems (solvers/spike/spike_bicgstab.hpp), against LAPACK dgbsv on the
-// CPU (1 thread and all cores, when built: KBENCH_HAVE_LAPACKE) and cuDSS on the GPU (when
-// built: KBENCH_HAVE_CUDSS). Every matrix is li2012's random banded matrix, generated
+// CPU (1 thread and all cores, when built: KBENCH_HAVE_LAPACKE; OpenBLAS's banded LU is serial,
+// so its all-cores run is no faster), the same SPIKE+BiCGStab on the CPU with OpenMP over every
+// core (spike_bicgstab_omp: the multi-core CPU baseline) and cuDSS on the GPU (when built:
+// KBENCH_HAVE_CUDSS). Every matrix is li2012's random banded matrix, generated
 // (matrices/generators.hpp: banded(N, K, d, seed)), so no matrix set is used (--set, --cold and
 // --min-time are ignored; --repetitions caps the timed repetitions). Double precision values,
 // right-hand side uniform in [-1, 1) (seed 2012), BiCGStab tolerance 1e-8 on the inf-norm
@@ -47,7 +49,15 @@
 //   "residual" (||b - A x||_inf / ||b||_inf), "model_flops", "model_bytes" (models::spike::gbsv,
 //   worst-case fill), "gflops" (model_flops / seconds), "model_seconds" (model_flops at
 //   "model_gflops", the rate of the series' previous measured point; null for its first: no
-//   CPU flop rate is measured otherwise)) | "cudss_full" (analysis + factorization + solve) |
+//   CPU flop rate is measured otherwise)) | "spike_cpu_all_cores" (SPIKE+BiCGStab in double on
+//   the CPU, OpenMP over the partitions on every core: "threads" (those the partitions ran on),
+//   "threads_requested" (the cores), "openmp" (false: built without OpenMP, one thread),
+//   "precision": "double", "psize", "partitions" (one per thread:
+//   solvers::spike::cpu_partition_count), "iterations", "status" (as the spike fields), "detail",
+//   "true_residual", "residual" (||b - A x||_inf / ||b||_inf recomputed), "seconds" (median of
+//   the solver's total_seconds: factorization and iterations), "factor_seconds", "repetitions",
+//   "predicted_seconds" (the budget's extrapolation), "model_seconds": null; absent in results
+//   written before it) | "cudss_full" (analysis + factorization + solve) |
 //   "cudss_solve" (solve alone) ("seconds", "analysis_seconds", "factorization_seconds",
 //   "solve_seconds", "lu_nnz", "info", "status" ("ok" | "failed"), "residual", "repetitions",
 //   "predicted_seconds" (the budget's extrapolation), "model_seconds": null: kbench has no cuDSS
@@ -69,7 +79,8 @@
 //   converged), "model_seconds_double", "model_seconds_mixed", "model_speedup", "repetitions"}.
 // context.kbench.li2012: {"tolerance", "norm": "inf", "rhs_seed", "matrix_seed", "d",
 //   "max_iterations", "repetitions_cap", "point_budget_seconds", "cpu_point_budget_seconds",
-//   "cpu_series_budget_seconds", "baselines": {"dgbsv", "cudss"} (built or why not),
+//   "cpu_series_budget_seconds", "baselines": {"dgbsv", "spike_cpu", "cudss"} (built or why
+//   not; "spike_cpu": with or without OpenMP, absent in results written before it),
 //   "cpu_threads", "model": {"bandwidth_gbs", "fp64_gflops", "fp32_gflops", "launch_seconds",
 //   "sm_count", "how"}, "paper": {"table1": {d: percent}, "table3": {N: [hand ms, ill ms]},
 //   "fig3_degradation": 0.645, "fig4_speedup_over_mkl": [2.1, 3.1], "mixed_speedup": [1.15,
@@ -118,8 +129,8 @@ nlohmann::json run_spike_residual_study(const StudyRun& run);
 nlohmann::json run_spike_psize_study(const StudyRun& run);
 
 /// li2012/fig4 (time vs N = 1e4..1e7 at K = 32) and li2012/fig5 (time vs K = 1..256 at N = 4e5),
-/// chosen by run.id: SPIKE+BiCGStab double and mixed, dgbsv 1 thread and all cores, cuDSS, under
-/// time budgets. Throws as above.
+/// chosen by run.id: SPIKE+BiCGStab double and mixed, dgbsv 1 thread and all cores,
+/// SPIKE+BiCGStab on the CPU's cores (OpenMP), cuDSS, under time budgets. Throws as above.
 nlohmann::json run_spike_scaling_study(const StudyRun& run);
 
 /// li2012/fig6: the phases of a detailed SPIKE+BiCGStab solve, N = 8e5, K = 32, at psize 2048

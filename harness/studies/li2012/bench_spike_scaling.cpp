@@ -1,10 +1,12 @@
 // li2012/fig4 and li2012/fig5 (run_spike_scaling_study, bench_spike.hpp): SPIKE+BiCGStab in
-// double and mixed precision against the CPU baseline dgbsv (1 thread and all cores) and cuDSS,
-// each when built, under time budgets.
+// double and mixed precision against the CPU baselines, dgbsv (1 thread and all cores, when
+// built) and SPIKE+BiCGStab on the CPU with OpenMP over every core, and cuDSS (when built), under
+// time budgets.
 #include "harness/studies/li2012/bench_spike.hpp"
 #include "harness/studies/li2012/bench_spike_common.hpp"
 
 #include "harness/core/progress.hpp"
+#include "harness/core/timing.hpp"
 #ifdef KBENCH_HAVE_LAPACKE
 #include "solvers/spike/gbsv_baseline.hpp"
 #endif
@@ -45,6 +47,19 @@ struct Series {
 
 double gbsv_work(const Problem& p) { return ms::gbsv(p.n, p.K, 1, 8, true).flops; }
 
+/// Whether the CPU budgets leave out a point of `series` predicted to take `predicted` seconds
+/// (li2012::budget_skip_reason); if so, e gets "skipped" (the reason) and null "seconds".
+bool skipped_by_budget(json& e, const Series& series, double predicted)
+{
+    const std::string skip =
+        li2012::budget_skip_reason(predicted, series.used_s, cpu_point_budget_s,
+                                   cpu_series_budget_s);
+    if (skip.empty()) return false;
+    e["skipped"] = skip;
+    e["seconds"] = nullptr;
+    return true;
+}
+
 json baseline_entry(const std::string& figure, const std::string& method, const Problem& p)
 {
     json e = {{"name", fmt::format("{}/{}/N={}/K={}", figure, method, p.n, p.K)},
@@ -67,14 +82,7 @@ json gbsv_point(const std::string& figure, Series& series, int threads, const Pr
     e["model_seconds"] = predicted > 0 ? json(predicted) : json(nullptr);
     e["model_gflops"] = predicted > 0 ? json(series.last_work / series.last_seconds * 1e-9)
                                       : json(nullptr);
-    const std::string skip =
-        li2012::budget_skip_reason(predicted, series.used_s, cpu_point_budget_s,
-                                   cpu_series_budget_s);
-    if (!skip.empty()) {
-        e["skipped"] = skip;
-        e["seconds"] = nullptr;
-        return e;
-    }
+    if (skipped_by_budget(e, series, predicted)) return e;
     const auto t0 = clock_type::now();
     try {
         if (!band) band = kbench::spike::to_lapack_band(*p.csr, p.K);
@@ -110,6 +118,68 @@ json gbsv_point(const std::string& figure, Series& series, int threads, const Pr
     return e;
 }
 #endif
+
+/// One point of SPIKE+BiCGStab on the CPU (spike_bicgstab_omp in double on `threads` OpenMP
+/// threads, the partitions from its rule: one per thread), unless the budget says otherwise: a
+/// first solve, then as many as baseline_repetition_budget_s allows (at most reps_cap) when it
+/// was quick, x reset to 0 before each; the median of the solver's total_seconds.
+json spike_cpu_point(const std::string& figure, Series& series, int threads, const Problem& p,
+                     int reps_cap)
+{
+    json e = baseline_entry(figure, series.method, p);
+    const double work = gbsv_work(p);  // the budget's size measure, as for the other series
+    const double predicted = series.predict(work);
+    e["precision"] = "double";
+    e["threads_requested"] = threads;
+    e["openmp"] = sp::cpu_openmp();
+    e["model_seconds"] = nullptr;  // kbench has no CPU SPIKE time model
+    e["predicted_seconds"] = predicted > 0 ? json(predicted) : json(nullptr);
+    if (skipped_by_budget(e, series, predicted)) return e;
+    const auto t0 = clock_type::now();
+    try {
+        sp::SpikeOmpOptions omp;
+        omp.threads = threads;
+        const sp::SpikeBicgstabOptions o = spike_options(0, false);
+        std::vector<double> x(p.b.size(), 0.0);
+        sp::SpikeBicgstabResult r = sp::spike_bicgstab_omp(p.band, p.b, x, o, omp);
+        std::vector<double> total{r.total_seconds}, factor{r.factor_seconds};
+        const int reps = std::clamp(static_cast<int>(baseline_repetition_budget_s /
+                                                     std::max(r.total_seconds, 1e-6)),
+                                    1, std::max(1, reps_cap));
+        if (reps > 1 && r.factor_status.ok()) {  // the first solve was the warm-up
+            total.clear();
+            factor.clear();
+            for (int i = 0; i < reps; ++i) {
+                std::fill(x.begin(), x.end(), 0.0);
+                r = sp::spike_bicgstab_omp(p.band, p.b, x, o, omp);
+                total.push_back(r.total_seconds);
+                factor.push_back(r.factor_seconds);
+            }
+        }
+        const bool ok = r.factor_status.ok() && r.solve.status == solvers::SolveStatus::converged;
+        e["threads"] = r.threads;
+        e["psize"] = r.psize;
+        e["partitions"] = r.partitions;
+        e["iterations"] = r.solve.iterations;
+        e["status"] = status_of(r);
+        if (!r.factor_status.ok()) e["detail"] = r.factor_status.message();
+        else if (!r.solve.detail.empty()) e["detail"] = r.solve.detail;
+        e["true_residual"] = finite_or_null(r.solve.true_residual);
+        e["residual"] = finite_or_null(relative_residual(p, x).inf);
+        e["seconds"] = finite_or_null(median(total));
+        e["factor_seconds"] = finite_or_null(median(factor));
+        e["repetitions"] = static_cast<int>(total.size());
+        if (ok) {
+            series.last_work = work;
+            series.last_seconds = median(total);
+        }
+    } catch (const std::exception& ex) {
+        e["error"] = ex.what();
+        e["seconds"] = nullptr;
+    }
+    series.used_s += seconds_since(t0);
+    return e;
+}
 
 #ifdef KBENCH_HAVE_CUDSS
 /// The two cuDSS entries (analysis + factorization + solve, and solve alone) of one point.
@@ -203,10 +273,18 @@ json run_spike_scaling_study(const StudyRun& run)
         "tuning gains); dgbsv: LAPACKE_dgbsv of OpenBLAS on 1 thread and on every core, "
         "the band already in LAPACK storage, median of the calls (1 when a call takes over "
         "1 s); its model_seconds extrapolates the previous measured point of the series by the "
-        "worst-case-fill flops (models::spike::gbsv), as the time budget does; cuDSS: "
-        "analysis (reordering, symbolic), factorization and solve of the CSR matrix, no model");
+        "worst-case-fill flops (models::spike::gbsv), as the time budget does; OpenBLAS's "
+        "banded LU is serial, so dgbsv on every core is no faster than on one thread; "
+        "spike_cpu_all_cores is the multi-core CPU baseline: SPIKE+BiCGStab in double on the "
+        "CPU (spike_bicgstab_omp), OpenMP over the partitions on every core (\"threads\"), one "
+        "partition per thread (spike::cpu_partition_count), the same tolerance, seconds = "
+        "median of the solver's total_seconds (factorization and iterations; the band already "
+        "in host memory), predicted_seconds the budget's extrapolation by the dgbsv flops, no "
+        "model; cuDSS: analysis (reordering, symbolic), factorization and solve of the CSR "
+        "matrix, no model");
     const int all_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     Series gbsv1{"dgbsv_1thread"}, gbsv_all{"dgbsv_all_cores"}, cudss{"cudss"};
+    Series spike_cpu{"spike_cpu_all_cores"};
     bool keep_csr = false;
 #ifdef KBENCH_HAVE_LAPACKE
     keep_csr = true;
@@ -245,12 +323,22 @@ json run_spike_scaling_study(const StudyRun& run)
             }
         }
 #endif
+        {
+            json e = spike_cpu_point(figure, spike_cpu, all_cores, p, s.reps_cap);
+            fmt::print(stderr, "  {} N = {} K = {}: {}\n", spike_cpu.method, n, K,
+                       e.contains("skipped") ? e["skipped"].get<std::string>()
+                       : e["seconds"].is_number()
+                           ? fmt::format("{} s on {} threads, {} partitions",
+                                         e["seconds"].get<double>(), e["threads"].get<int>(),
+                                         e["partitions"].get<index_type>())
+                           : std::string("failed"));
+            s.doc["benchmarks"].push_back(std::move(e));
+        }
 #ifdef KBENCH_HAVE_CUDSS
         for (json& e : cudss_point(figure, cudss, p, s.reps_cap))
             s.doc["benchmarks"].push_back(std::move(e));
 #endif
     }
-    (void)all_cores;
     return s.doc;
 }
 

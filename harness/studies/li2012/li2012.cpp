@@ -1,6 +1,7 @@
 // li2012 (SPIKE::GPU: truncated SPIKE preconditioning BiCGStab for banded systems): the
 // truncated-SPIKE residual vs diagonal dominance, the partition-size tuning, time vs N and vs K
-// against LAPACK dgbsv and cuDSS, the time per phase, and the mixed-precision preconditioner.
+// against LAPACK dgbsv, SPIKE on every CPU core (OpenMP) and cuDSS, the time per phase, and the
+// mixed-precision preconditioner.
 // li2012's random banded matrices are generated per point, so the matrix set (--set) is not
 // used. Runners: harness/studies/li2012/bench_spike.hpp.
 #include "harness/studies/li2012/bench_spike.hpp"
@@ -22,12 +23,12 @@ const StudyRegistrar registrar{
      "default", StudyNeeds{1, false, false}, "", run_spike_psize_study},
     {"li2012/fig4",
      "li2012 Fig. 4: time vs N = 1e4..1e7 at K = 32: SPIKE+BiCGStab (double, mixed) vs LAPACK "
-     "dgbsv (1 thread, all cores) and cuDSS, when built, within time budgets (uses no matrix "
-     "set)",
+     "dgbsv (1 thread, all cores) and cuDSS, when built, and SPIKE+BiCGStab on every CPU core "
+     "(OpenMP), within time budgets (uses no matrix set)",
      "default", StudyNeeds{1, false, false}, "", run_spike_scaling_study},
     {"li2012/fig5",
      "li2012 Fig. 5: time vs K = 1..256 at N = 400,000: SPIKE+BiCGStab (double, mixed) vs "
-     "dgbsv and cuDSS, when built (uses no matrix set)",
+     "dgbsv and cuDSS, when built, and SPIKE+BiCGStab on every CPU core (uses no matrix set)",
      "default", StudyNeeds{1, false, false}, "", run_spike_scaling_study},
     {"li2012/fig6",
      "li2012 Fig. 6: time per phase (LU/UL, spikes, reduced system, BiCGStab SpMV, "
