@@ -289,15 +289,10 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
                 const DotMeasurement m =
                     measure_dot_point(v, k, data, blas, stream, o.run, flush, tolerance);
                 p.traffic = m.traffic;
-                if (m.timed) {
-                    doc["benchmarks"].push_back(
-                        kernel_bench_entry(p, m.timing, o.run.repetitions, m.max_rel_error, machine));
-                } else {
-                    doc["benchmarks"].push_back(kernel_bench_error_entry(
-                        p, fmt::format("max_rel_error {:.3e} exceeds the {} tolerance {:.0e}",
-                                       m.max_rel_error, precision, tolerance),
-                        m.max_rel_error));
-                }
+                doc["benchmarks"].push_back(
+                    m.timed ? kernel_bench_entry(p, m.timing, o.run.repetitions, m.max_rel_error,
+                                                 machine)
+                            : tolerance_error_entry(p, m.max_rel_error, tolerance));
             }
         }
     }
@@ -344,14 +339,10 @@ nlohmann::json run_dot_bench(const KernelBenchOptions& o, const MachineProfile* 
     if (o.run.cold) flush = std::make_unique<L2Flush>();
     const Progress progress;
     std::size_t index = 0;
-    for (const std::string& precision : o.precisions) {
-        if (precision == "double")
-            run_precision<double>(o, precision, machine, filter, flush.get(), doc, progress,
-                                  index, total);
-        else
-            run_precision<float>(o, precision, machine, filter, flush.get(), doc, progress,
-                                 index, total);
-    }
+    for_each_precision(o, [&](auto zero, const std::string& precision) {
+        run_precision<decltype(zero)>(o, precision, machine, filter, flush.get(), doc, progress,
+                                      index, total);
+    });
     return doc;
 }
 

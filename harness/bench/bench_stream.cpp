@@ -107,10 +107,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
                 cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
             const double err = max_rel_error(got, ref);
             if (!(err <= tolerance)) {
-                doc["benchmarks"].push_back(kernel_bench_error_entry(
-                    p, fmt::format("max_rel_error {:.3e} exceeds the {} tolerance {:.0e}", err,
-                                   precision, tolerance),
-                    err));
+                doc["benchmarks"].push_back(tolerance_error_entry(p, err, tolerance));
                 continue;
             }
             const PointTiming t =
@@ -197,14 +194,10 @@ nlohmann::json run_stream_bench(const KernelBenchOptions& o, const MachineProfil
     if (o.run.cold) flush = std::make_unique<L2Flush>();
     const Progress progress;
     std::size_t index = 0;
-    for (const std::string& precision : o.precisions) {
-        if (precision == "double")
-            run_precision<double>(o, precision, machine, filter, flush.get(), doc, progress,
-                                  index, total);
-        else
-            run_precision<float>(o, precision, machine, filter, flush.get(), doc, progress,
-                                 index, total);
-    }
+    for_each_precision(o, [&](auto zero, const std::string& precision) {
+        run_precision<decltype(zero)>(o, precision, machine, filter, flush.get(), doc, progress,
+                                      index, total);
+    });
     return doc;
 }
 

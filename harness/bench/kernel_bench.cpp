@@ -184,6 +184,15 @@ nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, in
     return e;
 }
 
+nlohmann::json tolerance_error_entry(const KernelPoint& p, double max_rel_error,
+                                     double tolerance)
+{
+    return kernel_bench_error_entry(
+        p, fmt::format("max_rel_error {:.3e} exceeds the {} tolerance {:.0e}", max_rel_error,
+                       p.precision, tolerance),
+        max_rel_error);
+}
+
 nlohmann::json kernel_bench_error_entry(const KernelPoint& p, const std::string& message,
                                         double max_rel_error)
 {

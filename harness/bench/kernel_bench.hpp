@@ -159,4 +159,20 @@ nlohmann::json kernel_bench_error_entry(const KernelPoint& p, const std::string&
 /// The tolerance on max_rel_error of a precision (1e-8 double, 1e-3 float, as bench spmv).
 double bench_tolerance(const std::string& precision);
 
+/// The entry of a point whose CPU-reference check failed: kernel_bench_error_entry with the
+/// message "max_rel_error <max_rel_error> exceeds the <p.precision> tolerance <tolerance>".
+nlohmann::json tolerance_error_entry(const KernelPoint& p, double max_rel_error,
+                                     double tolerance);
+
+/// Calls f(T{}, precision) for each of o.precisions in order, T = double for "double" and float
+/// otherwise (parse_bench_precision admits only those two): the families' precision dispatch.
+template <typename F>
+void for_each_precision(const KernelBenchOptions& o, F&& f)
+{
+    for (const std::string& precision : o.precisions) {
+        if (precision == "double") f(double{}, precision);
+        else f(float{}, precision);
+    }
+}
+
 }  // namespace kbench::harness
