@@ -256,11 +256,6 @@ namespace {
 
 constexpr std::int64_t dot_bench_max_n = std::numeric_limits<int>::max();
 
-bool selected(const std::optional<std::regex>& filter, const std::string& name)
-{
-    return !filter || std::regex_search(name, *filter);
-}
-
 template <typename T>
 void run_precision(const KernelBenchOptions& o, const std::string& precision,
                    const MachineProfile* machine, const std::optional<std::regex>& filter,
@@ -303,16 +298,8 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
 std::vector<std::string> dot_benchmark_names(const KernelBenchOptions& o)
 {
     validate(o, dot_bench_max_n, dot_bench_max_k());
-    const std::optional<std::regex> filter = compile_filter(o.filter);
-    std::vector<std::string> names;
-    for (const std::string& precision : o.precisions)
-        for (const std::int64_t n : o.ns)
-            for (const int k : o.ks)
-                for (const DotVariant v : dot_variants()) {
-                    std::string name = kernel_benchmark_name("dot", to_string(v), precision, n, k);
-                    if (selected(filter, name)) names.push_back(std::move(name));
-                }
-    return names;
+    return selected_benchmark_names(o, "dot", dot_variants(),
+                                    [](DotVariant v) { return to_string(v); });
 }
 
 nlohmann::json run_dot_bench(const KernelBenchOptions& o, const MachineProfile* machine)

@@ -26,11 +26,6 @@ namespace {
 const char* const family = "stream";
 constexpr double triad_scalar = 3.0;
 
-bool selected(const std::optional<std::regex>& filter, const std::string& name)
-{
-    return !filter || std::regex_search(name, *filter);
-}
-
 /// max_i |got_i - ref_i| / max_i |ref_i| (inf on NaN/Inf).
 template <typename T>
 double max_rel_error(const std::vector<T>& got, const std::vector<T>& ref)
@@ -165,15 +160,8 @@ std::int64_t stream_bench_max_n() { return std::int64_t{1} << 40; }
 std::vector<std::string> stream_benchmark_names(const KernelBenchOptions& o)
 {
     validate(o, stream_bench_max_n(), 0);
-    const std::optional<std::regex> filter = compile_filter(o.filter);
-    std::vector<std::string> names;
-    for (const std::string& precision : o.precisions)
-        for (const std::int64_t n : o.ns)
-            for (const StreamVariant v : stream_variants()) {
-                std::string name = kernel_benchmark_name(family, to_string(v), precision, n, 0);
-                if (selected(filter, name)) names.push_back(std::move(name));
-            }
-    return names;
+    return selected_benchmark_names(
+        o, family, stream_variants(), [](StreamVariant v) { return to_string(v); }, false);
 }
 
 nlohmann::json run_stream_bench(const KernelBenchOptions& o, const MachineProfile* machine)

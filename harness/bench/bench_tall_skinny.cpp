@@ -368,11 +368,6 @@ namespace {
 constexpr std::int64_t tall_skinny_bench_max_n = std::numeric_limits<int>::max();
 const char* const family = "tall-skinny";
 
-bool selected(const std::optional<std::regex>& filter, const std::string& name)
-{
-    return !filter || std::regex_search(name, *filter);
-}
-
 template <typename T>
 void run_precision(const KernelBenchOptions& o, const std::string& precision,
                    const MachineProfile* machine, const std::optional<std::regex>& filter,
@@ -418,16 +413,8 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
 std::vector<std::string> tall_skinny_benchmark_names(const KernelBenchOptions& o)
 {
     validate(o, tall_skinny_bench_max_n, tall_skinny_bench_max_k());
-    const std::optional<std::regex> filter = compile_filter(o.filter);
-    std::vector<std::string> names;
-    for (const std::string& precision : o.precisions)
-        for (const std::int64_t n : o.ns)
-            for (const int k : o.ks)
-                for (const TallSkinnyVariant v : tall_skinny_variants()) {
-                    std::string name = kernel_benchmark_name(family, to_string(v), precision, n, k);
-                    if (selected(filter, name)) names.push_back(std::move(name));
-                }
-    return names;
+    return selected_benchmark_names(o, family, tall_skinny_variants(),
+                                    [](TallSkinnyVariant v) { return to_string(v); });
 }
 
 nlohmann::json run_tall_skinny_bench(const KernelBenchOptions& o, const MachineProfile* machine)

@@ -146,11 +146,6 @@ constexpr std::int64_t tsqr_bench_max_n = std::numeric_limits<int>::max();
 constexpr double bench_point_seconds = 1.0;
 constexpr int bench_min_repetitions = 3;
 
-bool selected(const std::optional<std::regex>& filter, const std::string& name)
-{
-    return !filter || std::regex_search(name, *filter);
-}
-
 template <typename T>
 std::vector<T> to_host(const T* device, std::size_t count)
 {
@@ -231,17 +226,8 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
 std::vector<std::string> tsqr_benchmark_names(const KernelBenchOptions& o)
 {
     validate(o, tsqr_bench_max_n, tsqr_bench_max_k());
-    const std::optional<std::regex> filter = compile_filter(o.filter);
-    std::vector<std::string> names;
-    const std::vector<TsqrVariant> variants = tsqr_variants();
-    for (const std::string& precision : o.precisions)
-        for (const std::int64_t n : o.ns)
-            for (const int k : o.ks)
-                for (const TsqrVariant& v : variants) {
-                    std::string name = kernel_benchmark_name(family, v.name, precision, n, k);
-                    if (selected(filter, name)) names.push_back(std::move(name));
-                }
-    return names;
+    return selected_benchmark_names(o, family, tsqr_variants(),
+                                    [](const TsqrVariant& v) { return v.name; });
 }
 
 nlohmann::json run_tsqr_bench(const KernelBenchOptions& o, const MachineProfile* machine)

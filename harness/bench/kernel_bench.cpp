@@ -184,6 +184,11 @@ nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, in
     return e;
 }
 
+bool selected(const std::optional<std::regex>& filter, const std::string& name)
+{
+    return !filter || std::regex_search(name, *filter);
+}
+
 nlohmann::json tolerance_error_entry(const KernelPoint& p, double max_rel_error,
                                      double tolerance)
 {

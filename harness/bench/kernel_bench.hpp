@@ -159,6 +159,31 @@ nlohmann::json kernel_bench_error_entry(const KernelPoint& p, const std::string&
 /// The tolerance on max_rel_error of a precision (1e-8 double, 1e-3 float, as bench spmv).
 double bench_tolerance(const std::string& precision);
 
+/// Whether `filter` (compile_filter of --filter; none: everything) selects the benchmark `name`.
+bool selected(const std::optional<std::regex>& filter, const std::string& name);
+
+/// The names of a family's benchmarks that o.filter selects, in run order: precision, n, k (0
+/// and left out of the name when with_k is false), then the variants in their order;
+/// name_of(v) is a variant's name.
+template <typename V, typename NameOf>
+std::vector<std::string> selected_benchmark_names(const KernelBenchOptions& o,
+                                                  const std::string& family,
+                                                  const std::vector<V>& variants,
+                                                  NameOf&& name_of, bool with_k = true)
+{
+    const std::optional<std::regex> filter = compile_filter(o.filter);
+    const std::vector<int> ks = with_k ? o.ks : std::vector<int>{0};
+    std::vector<std::string> names;
+    for (const std::string& precision : o.precisions)
+        for (const std::int64_t n : o.ns)
+            for (const int k : ks)
+                for (const V& v : variants) {
+                    std::string name = kernel_benchmark_name(family, name_of(v), precision, n, k);
+                    if (selected(filter, name)) names.push_back(std::move(name));
+                }
+    return names;
+}
+
 /// The entry of a point whose CPU-reference check failed: kernel_bench_error_entry with the
 /// message "max_rel_error <max_rel_error> exceeds the <p.precision> tolerance <tolerance>".
 nlohmann::json tolerance_error_entry(const KernelPoint& p, double max_rel_error,
