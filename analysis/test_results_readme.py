@@ -6,12 +6,8 @@ unchanged input leaving the file untouched, and exit 1 on an unreadable results 
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import os
 import sys
-import tempfile
 import unittest
 from typing import Any, Dict, List, Tuple
 
@@ -20,11 +16,10 @@ sys.path.insert(0, HERE)
 
 import render  # noqa: E402
 import results_readme  # noqa: E402
-import scoreboard  # noqa: E402
 from claim import FAILS, HOLDS, UNTESTED, Claim  # noqa: E402
 from studies import zianekhodja2014_claims as zk  # noqa: E402
 from studies.zianekhodja2014 import MODEL_NAME  # noqa: E402
-from testutil import table_row  # noqa: E402
+from testutil import ResultsTreeTestCase, table_row  # noqa: E402
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 DATE = "2026-01-02T03:04:05+00:00"
@@ -69,10 +64,9 @@ def claim_rows(md: str) -> Dict[Tuple[str, str, str], List[str]]:
     return out
 
 
-class ResultsReadmeTest(unittest.TestCase):
+class ResultsReadmeTest(ResultsTreeTestCase):
     def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = self.tmp.name
+        super().setUp()
         # GPU_A, table8: hypergraph 50 % and 40 % faster on 4 GPUs: median 45 % >= 32.5 %
         self.put("GPU_A", "zianekhodja2014/table8", doc([
             run("table8", "m", COMPRESSED, "host_staged", 4, 1.0),
@@ -99,22 +93,8 @@ class ResultsReadmeTest(unittest.TestCase):
             f.write(f"# t\n\n- Matrix set: s; git {'9' * 40} (dirty); date 2025-12-31T00:00:00Z\n")
         self.out = os.path.join(self.root, "README.md")
 
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
-    def put(self, gpu: str, item: str, document: Any) -> str:
-        d = os.path.join(self.root, gpu, item)
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "results.json")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(document if isinstance(document, str) else json.dumps(document))
-        return path
-
     def run_main(self) -> Tuple[int, str]:
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
-            rc = scoreboard.main(["--results-root", self.root])
-        return rc, stdout.getvalue()
+        return self.run_scoreboard()
 
     def readme(self) -> str:
         rc, out = self.run_main()

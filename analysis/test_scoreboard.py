@@ -4,8 +4,6 @@ input leaves the file untouched. The README.md it writes too: test_results_readm
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import sys
@@ -17,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import scoreboard  # noqa: E402
-from testutil import table_row  # noqa: E402
+from testutil import ResultsTreeTestCase, table_row  # noqa: E402
 
 GMRES = "GMRES per-iteration (models/gmres_comm_model.hpp)"
 MPK = "MPK time (models/mpk_model.hpp)"
@@ -50,31 +48,16 @@ def mpk_entries() -> List[Dict[str, Any]]:
              "baseline": base}]
 
 
-class ScoreboardTest(unittest.TestCase):
+class ScoreboardTest(ResultsTreeTestCase):
     def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = self.tmp.name
+        super().setUp()
         self.put("GPU_A", "zianekhodja2014/table2", doc(gmres_entries(GMRES_A)))
         self.put("GPU_A", "yamazaki2014/fig8", doc(mpk_entries()))
         self.put("GPU_B", "zianekhodja2014/table2", doc(gmres_entries(GMRES_B)))
         self.out = os.path.join(self.root, "models.md")
 
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
-    def put(self, gpu: str, item: str, document: Any) -> str:
-        d = os.path.join(self.root, gpu, item)
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "results.json")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(document if isinstance(document, str) else json.dumps(document))
-        return path
-
     def run_main(self) -> Tuple[int, str]:
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
-            rc = scoreboard.main(["--results-root", self.root])
-        return rc, stdout.getvalue()
+        return self.run_scoreboard()
 
     def read(self) -> str:
         with open(self.out, encoding="utf-8") as f:

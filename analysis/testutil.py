@@ -51,6 +51,35 @@ def png_size(path: str) -> tuple:
     return struct.unpack(">II", head[16:24])
 
 
+class ResultsTreeTestCase(unittest.TestCase):
+    """A temporary results tree (self.root) that the test fills with put() and summarizes with
+    analysis/scoreboard.py (run_scoreboard)."""
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def put(self, gpu: str, item: str, document: Any) -> str:
+        """Writes document (a JSON value, or raw text) to <root>/<gpu>/<item>/results.json."""
+        d = os.path.join(self.root, gpu, item)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "results.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(document if isinstance(document, str) else json.dumps(document))
+        return path
+
+    def run_scoreboard(self) -> tuple:
+        """(exit status, stdout) of scoreboard.main over self.root (stderr dropped)."""
+        import scoreboard
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
+            rc = scoreboard.main(["--results-root", self.root])
+        return rc, stdout.getvalue()
+
+
 class RenderTestCase(unittest.TestCase):
     """Loads the synthetic results file into self.doc; self.tmp is a fresh directory."""
 

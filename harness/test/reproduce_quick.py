@@ -23,15 +23,9 @@ import subprocess
 import sys
 from typing import Dict, List
 
+from gpu_probe import has_gpu  # harness/test, the script's own directory
 
-def has_gpu() -> bool:
-    if os.environ.get("CUDA_VISIBLE_DEVICES", None) == "":
-        return False
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        return False
-    out = subprocess.run([smi, "-L"], capture_output=True, text=True)
-    return out.returncode == 0 and "GPU" in out.stdout
+
 
 
 def tree_digest(root: str) -> Dict[str, str]:

@@ -8,6 +8,8 @@
 #include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
 
+#include "harness/test/test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,17 +23,7 @@ namespace kh = kbench::harness;
 
 namespace {
 
-/// The message of the std::invalid_argument that fn throws ("no exception" otherwise).
-template <typename F>
-std::string invalid_argument_message(F&& fn)
-{
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no exception";
-}
+using kbench::harness::test::invalid_argument_message;
 
 bool contains(const std::string& text, const std::string& part)
 {

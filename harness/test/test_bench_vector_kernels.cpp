@@ -3,6 +3,8 @@
 #include "harness/studies/anzt2015/bench_vector_kernels.hpp"
 #include "kernels/test/gpu_test.hpp"
 
+#include "harness/test/test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,17 +17,7 @@ namespace kh = kbench::harness;
 
 namespace {
 
-/// The message of the std::invalid_argument that fn throws ("no exception" otherwise).
-template <typename F>
-std::string invalid_argument_message(F&& fn)
-{
-    try {
-        fn();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no exception";
-}
+using kbench::harness::test::invalid_argument_message;
 
 }  // namespace
 

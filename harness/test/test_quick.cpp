@@ -5,6 +5,8 @@
 #include "harness/core/study_context.hpp"
 #include "harness/mpi/mpi_launch.hpp"
 
+#include "harness/test/test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,28 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Sets an environment variable for one scope, restoring it after.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name)
-    {
-        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-        if (value != nullptr) setenv(name, value, 1);
-        else unsetenv(name);
-    }
-    ~ScopedEnv()
-    {
-        if (had_) setenv(name_, old_.c_str(), 1);
-        else unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* name_;
-    std::string old_;
-    bool had_ = false;
-};
+using test::ScopedEnv;
 
 TEST(QuickCap, KeepsTheValuesUpToTheCap)
 {

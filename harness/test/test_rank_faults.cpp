@@ -8,6 +8,8 @@
 #include "harness/mpi/mpi_launch.hpp"
 #include "kernels/base/device.hpp"
 
+#include "harness/test/test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,12 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-/// Sets an environment variable for one scope, unsetting it after.
-struct ScopedEnv {
-    const char* name;
-    ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
-    ~ScopedEnv() { unsetenv(name); }
-};
+using test::ScopedEnv;
 
 double seconds_since(Clock::time_point t0)
 {
