@@ -7,7 +7,6 @@
 #include "harness/bench/kernel_bench.hpp"
 #include "kernels/test/gpu_test.hpp"
 
-#include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,10 +46,6 @@ kh::MachineProfile fake_machine()
 TEST(BenchDotGpu, OneSmallPointOfEveryVariant)
 {
     KBENCH_REQUIRE_GPU();
-    int argc = 1;
-    char name[] = "test_bench_families_gpu";
-    char* argv[] = {name, nullptr};
-    benchmark::Initialize(&argc, argv);
     kh::KernelBenchOptions o;
     o.ns = {5000};
     o.ks = {3};
