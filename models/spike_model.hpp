@@ -110,6 +110,47 @@ inline Traffic banded_lu(std::int64_t rows, std::int64_t k, int value_bytes)
     return t;
 }
 
+/// kbench's blocked LU of one partition of `rows` rows for large K (solvers/spike/
+/// band_lu_blocked.hpp): the band viewed as block tridiagonal with b = ceil(rows / K) K x K
+/// blocks (the last padded with the identity). Each block row j < b - 1 costs a getrf without
+/// pivoting of D_j (2/3 K^3 flops), two triangular solves with K right-hand sides (C_j U_j^-1,
+/// L_j^-1 B_j: K^3 each) and the update D_{j+1} -= C_j B_j (2 K^3); the last one its getrf.
+/// Bytes: the band read (gather) and written (scatter) once, the 3b - 2 dense blocks written by
+/// the gather and read by the scatter, and per block row the compulsory traffic of its cuBLAS
+/// calls (getrf: D read and written; trsm: D, C read, C written; trsm: D, B read, B written;
+/// gemm: C, B, D_{j+1} read, D_{j+1} written: 8 K^2 read, 4 K^2 written; the last row's getrf
+/// K^2 each). More flops than banded_lu (dense triangular blocks, ~14/3 K^2
+/// rows against ~2 K^2 rows), at the rate of dense batched cuBLAS calls instead of one thread
+/// block's dependent steps.
+inline Traffic blocked_lu(std::int64_t rows, std::int64_t k, int value_bytes)
+{
+    detail::check_size("blocked_lu", rows, k, value_bytes);
+    if (rows == 0 || k == 0) return {};
+    const double kk = static_cast<double>(k);
+    const double b = std::ceil(static_cast<double>(rows) / kk);        // block rows
+    const double k2 = kk * kk, k3 = k2 * kk;
+    Traffic t;
+    t.bytes_read = band_entries(rows, k) * value_bytes                 // gather: the band
+                   + (3.0 * b - 2.0) * k2 * value_bytes                // scatter: dense blocks
+                   + ((b - 1.0) * 8.0 + 1.0) * k2 * value_bytes;       // cuBLAS reads
+    t.bytes_written = (3.0 * b - 2.0) * k2 * value_bytes               // gather: dense blocks
+                      + band_entries(rows, k) * value_bytes            // scatter: the band
+                      + ((b - 1.0) * 4.0 + 1.0) * k2 * value_bytes;    // cuBLAS writes
+    t.flops = (b - 1.0) * (2.0 / 3.0 + 1.0 + 1.0 + 2.0) * k3           // getrf, 2 trsm, gemm
+              + 2.0 / 3.0 * k3;                                        // the last getrf
+    return t;
+}
+
+/// cuBLAS calls and kernels of one blocked LU over every partition at once whose largest
+/// partition has `rows` rows: 4 batched calls per block row but the last (1), the gather, the
+/// scatter and the pivot check.
+inline double blocked_lu_launches(std::int64_t rows, std::int64_t k)
+{
+    if (rows < 1 || k < 1) return 0.0;
+    const double b = std::ceil(static_cast<double>(rows) / static_cast<double>(k));
+    return 4.0 * (b - 1.0) + 1.0 + 3.0;
+}
+
 /// Banded UL without pivoting (li2012 Sec. 2.2: the LU sweep mirrored, bottom-right to
 /// top-left): the same counts as banded_lu. SPIKE::GPU factors only the top-left 2K x 2K block.
 inline Traffic banded_ul(std::int64_t rows, std::int64_t k, int value_bytes)
@@ -269,16 +310,29 @@ Traffic over_partitions(const Partitioning& s, int vb, F f)
 
 /// Setup phases (factorization, li2012 Sec. 1.2, 1.3, 2.2). `slots`: concurrent thread blocks
 /// of the GPU (0: assume a full GPU). Launch counts: one kernel per phase, two for the tips
-/// (W's and V's on two streams, Sec. 2.3).
-inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, double slots = 0)
+/// (W's and V's on two streams, Sec. 2.3). blocked: the LU and UL run as kbench's blocked
+/// LU (blocked_lu, batched over all partitions and corners at once: whole-GPU calls, launches
+/// blocked_lu_launches of the last partition) instead of one thread block per partition.
+inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, double slots = 0,
+                                       bool blocked = false)
 {
     const double p = static_cast<double>(s.partitions);
     const double last = static_cast<double>(s.last_rows) / static_cast<double>(s.psize);
     const double e_part = partition_efficiency(p, last, slots);
     const double e_iface = partition_efficiency(p - 1, 1.0, slots);
+    const Phase lu = blocked ? Phase{"lu", detail::over_partitions(s, value_bytes, blocked_lu),
+                                     blocked_lu_launches(s.last_rows, s.k), 1, 1}
+                             : Phase{"lu", detail::over_partitions(s, value_bytes, banded_lu),
+                                     1, 1, e_part};
+    const Phase ul = blocked ? Phase{"ul_top",
+                                     detail::scaled(blocked_lu(2 * s.k, s.k, value_bytes), p - 1),
+                                     0, 1, 1}  // in the LU's batched calls
+                             : Phase{"ul_top",
+                                     detail::scaled(banded_ul(2 * s.k, s.k, value_bytes), p - 1),
+                                     1, 1, e_iface};
     return {
-        {"lu", detail::over_partitions(s, value_bytes, banded_lu), 1, 1, e_part},
-        {"ul_top", detail::scaled(banded_ul(2 * s.k, s.k, value_bytes), p - 1), 1, 1, e_iface},
+        lu,
+        ul,
         {"spike_tips", detail::scaled(spike_tip(s.k, value_bytes), 2 * (p - 1)), 2, 1, e_iface},
         {"reduced_factor", detail::scaled(reduced_factor(s.k, value_bytes), p - 1), 1, 1,
          e_iface},
@@ -528,6 +582,9 @@ struct PsizeOptions {
     double applies = 14.0;
     MachineRates rates{3000.0, 30000.0, 0.0};
     int value_bytes = 8;
+    /// The GPU factors with the blocked LU (setup_phases' `blocked`; SpikeSolver<T>::
+    /// blocked_lu(K)): the LU no longer runs one thread block per partition.
+    bool blocked_lu = false;
 };
 
 /// A chosen psize with its partitioning, the waves of thread blocks it takes, the predicted
@@ -591,7 +648,8 @@ inline PsizeChoice choose_psize(std::int64_t n, std::int64_t k, int sm_count,
     for (std::int64_t c : candidates) {
         const std::int64_t psize = std::clamp(c, lo, hi);
         const Partitioning s = partition(n, k, psize);
-        double t = predict_time(setup_phases(s, options.value_bytes, slots), options.rates);
+        double t = predict_time(setup_phases(s, options.value_bytes, slots, options.blocked_lu),
+                                options.rates);
         t += options.applies * predict_time(apply_phases(s, options.value_bytes, slots),
                                             options.rates);
         const bool better = best.partitioning.psize == 0 || t < best.predicted_s * (1 - 1e-12) ||

@@ -116,6 +116,39 @@ TEST(SpikePhases, SetupAndApplySumTheirBlocks)
                                                              sm::coupling_update(2, 8).flops));
 }
 
+TEST(SpikeCounts, BlockedLu)
+{
+    // rows = 10, K = 4: b = 3 block rows (the last padded), K^2 = 16, K^3 = 64.
+    const auto t = sm::blocked_lu(10, 4, 8);
+    EXPECT_DOUBLE_EQ(t.flops, 2 * (2.0 / 3 + 1 + 1 + 2) * 64 + 2.0 / 3 * 64);  // = 640
+    EXPECT_DOUBLE_EQ(t.flops, 640.0);
+    // band_entries(10, 4) = 10 + 2 (6 + 6 x 4) = 70; 3b - 2 = 7 dense blocks; cuBLAS 2 x 8 + 1
+    // blocks read, 2 x 4 + 1 written.
+    EXPECT_DOUBLE_EQ(t.bytes_read, (70 + 7 * 16 + 17 * 16) * 8.0);
+    EXPECT_DOUBLE_EQ(t.bytes_written, (7 * 16 + 70 + 9 * 16) * 8.0);
+    EXPECT_DOUBLE_EQ(sm::blocked_lu_launches(10, 4), 4 * 2 + 1 + 3);
+    EXPECT_DOUBLE_EQ(sm::blocked_lu(0, 4, 8).flops, 0.0);
+    EXPECT_THROW(sm::blocked_lu(-1, 4, 8), std::invalid_argument);
+    // More flops than the element-wise LU at large K (dense triangular blocks): 14/3 against 2.
+    EXPECT_GT(sm::blocked_lu(4096, 128, 8).flops, 2 * sm::banded_lu(4096, 128, 8).flops);
+}
+
+TEST(SpikePhases, BlockedLuIsOneBatchedPhase)
+{
+    const auto s = sm::partition(1000, 2, 300);  // 300, 300, 400 rows
+    const auto setup = sm::setup_phases(s, 8, 16, true);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "lu"), 2 * sm::blocked_lu(300, 2, 8).flops +
+                                                    sm::blocked_lu(400, 2, 8).flops);
+    EXPECT_DOUBLE_EQ(phase_flops(setup, "ul_top"), 2 * sm::blocked_lu(4, 2, 8).flops);
+    for (const auto& ph : setup) {
+        if (ph.name == "lu") {
+            EXPECT_DOUBLE_EQ(ph.launches, sm::blocked_lu_launches(400, 2));  // the last's steps
+            EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);  // whole-GPU batched calls
+        }
+        if (ph.name == "ul_top") EXPECT_DOUBLE_EQ(ph.launches, 0.0);  // inside the LU's calls
+    }
+}
+
 TEST(SpikePhases, BicgstabIteration)
 {
     const auto s = sm::partition(1000, 2, 300);

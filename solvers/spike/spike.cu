@@ -1,6 +1,8 @@
 // Truncated SPIKE on the GPU (spike.hpp); spike_reference.cpp holds the CPU twin.
 #include "solvers/spike/spike.hpp"
 
+#include "solvers/spike/bad_pivot.cuh"
+
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"
@@ -8,8 +10,8 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,17 +23,6 @@ constexpr int max_threads = 256;
 constexpr int reduce_threads = 256;  // power of two (tree reduction in reduced_factor_kernel)
 constexpr std::size_t default_shared_bytes = 48 * 1024;  // dynamic shared memory without opt-in
 
-template <typename T>
-struct Eps;
-template <>
-struct Eps<float> {
-    static constexpr float value = FLT_EPSILON;
-};
-template <>
-struct Eps<double> {
-    static constexpr double value = DBL_EPSILON;
-};
-
 /// Partitioning as the kernels see it (spike.hpp's Partitioning).
 struct Parts {
     int n, K, psize, p;
@@ -40,11 +31,7 @@ struct Parts {
     __host__ __device__ std::size_t ld() const { return 2 * K + 1; }
 };
 
-template <typename T>
-__device__ bool bad_pivot(T u, T scale)
-{
-    return !isfinite(u) || fabs(u) <= Eps<T>::value * scale;
-}
+using detail::bad_pivot;
 
 /// Whether `kernel` can run with `bytes` of dynamic shared memory on the current device: up to
 /// the device's opt-in limit per block (227 KB on Hopper, 99 KB on sm_86/89); above 48 KB the
@@ -100,11 +87,11 @@ __global__ void __launch_bounds__(max_threads)
 /// p..2p-1 the reversed blocks in `rev` (the UL of A_i), with `corner` only the bottom-right
 /// 2K x 2K corner of the reversed blocks 1..p-1 (li2012 Sec. 2.2's corner UL; block p idles).
 /// For each pivot k the threads scale the K multipliers below it, then update the K x K window
-/// to its lower right (li2012 Sec. 2.2). Shared: the window's K+1 columns live in shared memory
-/// as a ring of columns, column k going back to global memory and column k+K+1 coming in after
-/// step k. status[block] = the first bad step of the whole (reversed) block (left at -1
-/// otherwise).
-template <typename T, bool Shared>
+/// to its lower right (li2012 Sec. 2.2). The window's K+1 columns live in shared memory as a
+/// ring of columns, column k going back to global memory and column k+K+1 coming in after step
+/// k (lu_window_in_shared must hold; band_lu_blocked.hpp factors the larger bands).
+/// status[block] = the first bad step of the whole (reversed) block (left at -1 otherwise).
+template <typename T>
 __global__ void __launch_bounds__(max_threads)
     band_lu_kernel(T* __restrict__ fac, T* __restrict__ rev, const T* __restrict__ scale, Parts P,
                    bool corner, int* __restrict__ status)
@@ -121,20 +108,15 @@ __global__ void __launch_bounds__(max_threads)
     T* a = (ul ? rev : fac) + off * ld;
     const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
     const int sstride = ul ? -1 : 1;
-    auto at = [&](int r, int c) -> T& {
-        return Shared ? win[(K + r - c) + (c % (K + 1)) * ld] : a[(K + r - c) + c * ld];
-    };
-    if (Shared) {
-        for (std::size_t e = tid; e < (K + 1) * ld; e += blockDim.x)
-            if (e / ld < static_cast<std::size_t>(n)) win[e] = a[e];
-        __syncthreads();
-    }
+    auto at = [&](int r, int c) -> T& { return win[(K + r - c) + (c % (K + 1)) * ld]; };
+    for (std::size_t e = tid; e < (K + 1) * ld; e += blockDim.x)
+        if (e / ld < static_cast<std::size_t>(n)) win[e] = a[e];
+    __syncthreads();
     for (int k = 0; k < n; ++k) {
-        // Shared: the column entering the window after this step, loaded now so that its
-        // latency overlaps the update (blockDim >= ld on this path: one entry per thread).
+        // The column entering the window after this step, loaded now so that its latency
+        // overlaps the update (blockDim >= ld: one entry per thread).
         T incoming(0);
-        if (Shared && k + K + 1 < n && tid < static_cast<int>(ld))
-            incoming = a[tid + (k + K + 1) * ld];
+        if (k + K + 1 < n && tid < static_cast<int>(ld)) incoming = a[tid + (k + K + 1) * ld];
         const T piv = at(k, k);
         if (bad_pivot(piv, sc[k * sstride])) {
             if (tid == 0) status[blockIdx.x] = skip + k;
@@ -148,26 +130,32 @@ __global__ void __launch_bounds__(max_threads)
             at(k + i, k + j) -= at(k + i, k) * at(k, k + j);
         }
         __syncthreads();
-        if (Shared) {
-            T* slot = win + (k % (K + 1)) * ld;
-            T* col = a + k * ld;
-            if (tid < static_cast<int>(ld)) {
-                col[tid] = slot[tid];
-                if (k + K + 1 < n) slot[tid] = incoming;
-            }
-            __syncthreads();
+        T* slot = win + (k % (K + 1)) * ld;
+        T* col = a + k * ld;
+        if (tid < static_cast<int>(ld)) {
+            col[tid] = slot[tid];
+            if (k + K + 1 < n) slot[tid] = incoming;
         }
+        __syncthreads();
     }
+}
+
+/// Threads of band_lu_kernel for half-bandwidth K: one per window row (2K + 1) or per entry of
+/// the K x K update, the more, within threads_for's bounds.
+int lu_threads_for(int K)
+{
+    const long long ld = 2LL * K + 1, kk = 1LL * K * K;
+    return threads_for(kk > ld ? kk : ld);
 }
 
 /// The LU/UL kernel's window in shared memory: it fits (fits_in_shared) and every one of its
 /// ld = 2K + 1 rows has a thread to move it in and out (band_lu_kernel, blockDim >= ld).
 template <typename T>
-bool lu_window_in_shared(int K, int lu_threads)
+bool lu_window_in_shared(int K)
 {
     const std::size_t ld = 2 * static_cast<std::size_t>(K) + 1;
-    return ld <= static_cast<std::size_t>(lu_threads) &&
-           fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
+    return ld <= static_cast<std::size_t>(lu_threads_for(K)) &&
+           fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T>),
                           (K + 1) * ld * sizeof(T));
 }
 
@@ -489,6 +477,26 @@ unsigned blocks_for(std::size_t work, int threads)
     return static_cast<unsigned>((work + threads - 1) / threads);
 }
 
+/// The blocks band_lu_kernel would factor (its blocks 0..2p-1, the UL of partition 0 left out
+/// with `corner`), for the blocked LU: the same storage, bad-pivot scales and status slots.
+template <typename T>
+std::vector<detail::BandBlock<T>> lu_blocks(T* fac, T* rev, const T* scale, const Parts& P,
+                                            bool corner)
+{
+    std::vector<detail::BandBlock<T>> blocks;
+    const std::size_t ld = P.ld();
+    for (int part = 0; part < P.p; ++part)
+        blocks.push_back({fac + P.offset(part) * ld, scale + P.offset(part), 1, P.size(part), part,
+                          0});
+    for (int part = corner ? 1 : 0; part < P.p; ++part) {
+        const int skip = corner ? P.size(part) - 2 * P.K : 0;
+        const int n = P.size(part) - skip;
+        blocks.push_back({rev + (P.offset(part) + skip) * ld, scale + P.offset(part) + n - 1, -1,
+                          n, P.p + part, skip});
+    }
+    return blocks;
+}
+
 /// Times the phases of SpikeSolver::factor with CUDA events and NVTX ranges of the same names
 /// when `phases` is given; otherwise records nothing. end() waits for the phase's last event.
 class FactorClock {
@@ -566,15 +574,15 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
         fac_.data(), P, rev_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
     const std::size_t window = (K + 1) * ld * sizeof(T);
-    const int lu_threads = threads_for(static_cast<long long>(K * K > ld ? K * K : ld));
     const bool corner = tips == SpikeTips::corner_ul;
-    if (lu_window_in_shared<T>(K, lu_threads))
-        band_lu_kernel<T, true><<<2 * p, lu_threads, window, stream>>>(
+    if (lu_window_in_shared<T>(static_cast<int>(K))) {
+        band_lu_kernel<T><<<2 * p, lu_threads_for(static_cast<int>(K)), window, stream>>>(
             fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
-    else
-        band_lu_kernel<T, false><<<2 * p, lu_threads, 0, stream>>>(
-            fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
-    KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK_LAUNCH();
+    } else {
+        blocked_lu_.factor(lu_blocks(fac_.data(), rev_.data(), scale_.data(), P, corner), P.K,
+                           status_.data(), stream);
+    }
     clock.end();
     std::vector<int> st(3 * p);
     KBENCH_CUDA_CHECK(cudaMemcpyAsync(st.data(), status_.data(), status_.bytes(),
@@ -610,20 +618,26 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
 }
 
 template <typename T>
+bool SpikeSolver<T>::blocked_lu(index_type K)
+{
+    if (K < 1)
+        throw std::invalid_argument("SpikeSolver::blocked_lu: K = " + std::to_string(K) +
+                                    ", expected >= 1");
+    return !lu_window_in_shared<T>(static_cast<int>(K));
+}
+
+template <typename T>
 int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
 {
     if (K < 1)
         throw std::invalid_argument("SpikeSolver::resident_blocks_per_sm: K = " +
                                     std::to_string(K) + ", expected >= 1");
-    const std::size_t ld = 2 * static_cast<std::size_t>(K) + 1;
-    const std::size_t KK = static_cast<std::size_t>(K) * K;
-    const std::size_t window = (K + 1) * ld * sizeof(T);
-    const int lu_threads = threads_for(static_cast<long long>(KK > ld ? KK : ld));
-    const int lu = lu_window_in_shared<T>(static_cast<int>(K), lu_threads)
-                       ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, true>),
-                                         lu_threads, window)
-                       : resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T, false>),
-                                         lu_threads, 0);
+    const std::size_t window = (K + 1) * (2 * static_cast<std::size_t>(K) + 1) * sizeof(T);
+    // The blocked LU (band_lu_blocked.hpp) runs no block per partition: the solve limits.
+    const int lu = lu_window_in_shared<T>(static_cast<int>(K))
+                       ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T>),
+                                         lu_threads_for(static_cast<int>(K)), window)
+                       : std::numeric_limits<int>::max();
     const int solve = resident_blocks(
         reinterpret_cast<const void*>(&band_solve_kernel<T, T, T, false>), threads_for(K),
         static_cast<std::size_t>(3 * K + 2) * sizeof(T));

@@ -25,6 +25,7 @@
 #pragma once
 
 #include "kernels/base/device_buffer.hpp"
+#include "solvers/spike/band_lu_blocked.hpp"
 #include "matrices/banded.hpp"
 #include "solvers/solve_result.hpp"
 
@@ -177,10 +178,12 @@ private:
 };
 
 /// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
-/// factorizations and substitutions (li2012 Sec. 2.2, window-sliding; the window lives in shared
-/// memory when (K+1)(2K+1) values fit in the device's per-block opt-in limit, 227 KB on Hopper:
-/// K <= 119 in double, 127 in float; else in global memory), one per interface for the reduced
-/// blocks. Owns its device memory (about 2 n (2K+1) + 6 p K^2 values); move-only.
+/// factorizations and substitutions (li2012 Sec. 2.2, window-sliding, the window in shared
+/// memory) where (K+1)(2K+1) values fit in the device's per-block opt-in limit (227 KB on
+/// Hopper: K <= 119 in double, 127 in float); for larger K the LU/UL of every partition is the
+/// blocked one of band_lu_blocked.hpp (batched cuBLAS over K x K blocks, kbench's), and
+/// one block per interface for the reduced blocks. Owns its device memory (about
+/// 2 n (2K+1) + 6 p K^2 values, plus 3 n K for the blocked LU); move-only.
 /// All work is on the caller's stream.
 template <typename T>
 class SpikeSolver {
@@ -211,6 +214,10 @@ public:
     /// resident_blocks_per_sm that models::spike::choose_psize takes. Throws
     /// std::invalid_argument for K < 1, kbench::cuda_error on CUDA failures.
     static int resident_blocks_per_sm(index_type K);
+    /// Whether factor() runs the blocked LU (band_lu_blocked.hpp) for half-bandwidth K on the
+    /// current device: the window-sliding kernel's window does not fit. Throws
+    /// std::invalid_argument for K < 1, kbench::cuda_error on CUDA failures.
+    static bool blocked_lu(index_type K);
 
 private:
     template <typename In, typename Out>
@@ -221,6 +228,7 @@ private:
     double upload_seconds_ = 0.0;
     device_buffer<T> fac_, rev_, scale_, vtip_, wtip_, rlu_, g_, xhat_;
     device_buffer<int> rpiv_, status_;
+    detail::BlockedBandLu<T> blocked_lu_;  // used when the LU window does not fit in shared
 };
 
 namespace detail {

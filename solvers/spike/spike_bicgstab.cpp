@@ -90,7 +90,7 @@ models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, doubl
 
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
                          int sm_count, int resident_blocks_per_sm,
-                         std::optional<models::spike::SpikeDecay>* decay)
+                         std::optional<models::spike::SpikeDecay>* decay, bool blocked_lu)
 {
     if (options.psize != 0) {
         make_partitioning(a.n, a.K, options.psize);  // throws naming psize
@@ -98,6 +98,7 @@ index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions
     }
     models::spike::PsizeOptions po;
     po.value_bytes = options.precision == SpikePrecision::mixed ? 4 : 8;
+    po.blocked_lu = blocked_lu;
     // The spike decay from the matrix (li2012 Sec. 1.3; models::spike::SpikeDecay). Shapes
     // choose_psize rejects (N < 4K) are left to its message.
     if (a.K >= 1 && a.n >= 4 * static_cast<std::int64_t>(a.K)) {

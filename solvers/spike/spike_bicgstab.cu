@@ -243,7 +243,10 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperat
     const int resident = options.psize != 0 || a.K < 1 ? 1
                          : mixed ? SpikeSolver<float>::resident_blocks_per_sm(a.K)
                                  : SpikeSolver<double>::resident_blocks_per_sm(a.K);
-    result.psize = detail::resolve_psize(a, options, sms, resident, &result.psize_decay);
+    const bool blocked = a.K >= 1 && (mixed ? SpikeSolver<float>::blocked_lu(a.K)
+                                            : SpikeSolver<double>::blocked_lu(a.K));
+    result.psize =
+        detail::resolve_psize(a, options, sms, resident, &result.psize_decay, blocked);
     result.partitions = make_partitioning(a.n, a.K, result.psize).count;
 
     cublas_handle blas;

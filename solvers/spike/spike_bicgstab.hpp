@@ -160,12 +160,13 @@ void check_options(const SpikeBicgstabOptions& options);
 models::spike::SpikeDecay measure_spike_decay(const BandMatrix<double>& a, double target);
 /// options.psize (validated by make_partitioning), or, when 0, models::spike::choose_psize for
 /// a GPU of sm_count SMs holding resident_blocks_per_sm partition blocks each (value bytes of
-/// options.precision), its accuracy floor from measure_spike_decay(a), which is stored in
-/// *decay when decay is not null (left empty when psize was given or the shape allows no
-/// choice).
+/// options.precision; blocked_lu: the GPU factors with the blocked LU, SpikeSolver<T>::
+/// blocked_lu), its accuracy floor from measure_spike_decay(a), which is stored in *decay when
+/// decay is not null (left empty when psize was given or the shape allows no choice).
 index_type resolve_psize(const BandMatrix<double>& a, const SpikeBicgstabOptions& options,
                          int sm_count, int resident_blocks_per_sm,
-                         std::optional<models::spike::SpikeDecay>* decay = nullptr);
+                         std::optional<models::spike::SpikeDecay>* decay = nullptr,
+                         bool blocked_lu = false);
 /// The stopping test after iteration `iteration` (0: the initial residual), in the order of
 /// solvers/bicgstab.cu: converged (rel <= tolerance), status (bicgstab::DeviceStatus, or a
 /// non-finite rel), max_iterations, stagnation. Sets result.status and detail and returns true

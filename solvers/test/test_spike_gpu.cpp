@@ -25,7 +25,8 @@ struct Case {
 
 // Every K of the brief; each N leaves a remainder to the last partition except 4096. K = 64
 // and 96 take the shared-memory LU and tips beyond the default 48 KB (opt-in); K = 128 the
-// global-memory LU (2K + 1 > 256 threads) with shared-memory tips in float; K = 256 global.
+// blocked LU (band_lu_blocked.hpp: 2K + 1 > 256 threads) with shared-memory tips in float;
+// K = 256 blocked, with a last partition that pads its last block row.
 const Case cases[] = {{4096, 1, 64},    {1000, 1, 64},    {2345, 8, 100},
                       {2048, 32, 256},  {8191, 32, 2048}, {3001, 64, 400},
                       {2000, 96, 400},  {1100, 128, 256}, {2148, 256, 512}};
@@ -97,29 +98,42 @@ TEST(SpikeGpu, FloatAndMixedMatchTheCpuReference)
     expect_gpu_matches_cpu<float>(2e-4);
 }
 
-TEST(SpikeGpu, ZeroPivotStatusesEqualTheCpuOnes)
+/// Spoils A(row, row) of a diagonally dominant band with `value` for each pair and expects the
+/// GPU factor() to report the CPU reference's status (code, stage, partition, row).
+void expect_statuses_equal_cpu(index_type n, index_type K, index_type psize,
+                               const std::vector<std::pair<index_type, double>>& spoilt)
 {
-    KBENCH_REQUIRE_GPU();
     cuda_stream stream;
-    const BandMatrix<double> base = band_from_csr(banded(1000, 4, 10.0, 2), 4);
-    // A zero opening partition 3's LU, a zero opening partition 5's UL, a NaN inside the last.
-    const std::pair<index_type, double> spoilt[] = {{300, 0.0}, {599, 0.0}, {950, std::nan("")}};
+    const BandMatrix<double> base = band_from_csr(banded(n, K, 10.0, 2), K);
     for (const auto& [row, value] : spoilt) {
-        SCOPED_TRACE("A(" + std::to_string(row) + ", " + std::to_string(row) + ") = " +
-                     std::to_string(value));
+        SCOPED_TRACE("K = " + std::to_string(K) + ", A(" + std::to_string(row) + ", " +
+                     std::to_string(row) + ") = " + std::to_string(value));
         BandMatrix<double> a = base;
         a.ab[a.index(row, row)] = value;
-        const SpikeStatus want = SpikeReference<double>{}.factor(a, 100);
+        const SpikeStatus want = SpikeReference<double>{}.factor(a, psize);
         SpikeSolver<double> gpu;
-        const SpikeStatus got = gpu.factor(a, 100, stream);
+        const SpikeStatus got = gpu.factor(a, psize, stream);
         ASSERT_FALSE(want.ok());
         EXPECT_EQ(got.code, want.code);
         EXPECT_EQ(got.stage, want.stage);
         EXPECT_EQ(got.partition, want.partition);
         EXPECT_EQ(got.row, want.row);
-        device_buffer<double> r(1000), z(1000);
+        device_buffer<double> r(n), z(n);
         EXPECT_THROW(gpu.apply(r.data(), z.data(), stream), std::logic_error);
     }
+}
+
+TEST(SpikeGpu, ZeroPivotStatusesEqualTheCpuOnes)
+{
+    KBENCH_REQUIRE_GPU();
+    // The shared-memory LU (K = 4): a zero opening partition 3's LU, a zero opening partition
+    // 5's UL, a NaN inside the last partition.
+    expect_statuses_equal_cpu(1000, 4, 100, {{300, 0.0}, {599, 0.0}, {950, std::nan("")}});
+    // The blocked LU (K = 128, band_lu_blocked.hpp; partitions of 256 rows, the last of 276 and
+    // so padded): the same three kinds of spoiling, and a NaN in a block row's middle.
+    expect_statuses_equal_cpu(1300, 128, 256,
+                              {{512, 0.0}, {1023, 0.0}, {1200, std::nan("")}, {700, std::nan("")}});
+    cuda_stream stream;
     // Singular reduced block (see test_spike_reference.cpp).
     BandMatrix<double> a = band_zeros<double>(4, 1);
     const double v[4][4] = {{2, 1, 0, 0}, {1, 1, .5, 0}, {0, .5, 1, 1}, {0, 0, 1, 2}};

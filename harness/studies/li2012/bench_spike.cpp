@@ -171,7 +171,10 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
         (mixed ? sp::SpikeSolver<float>::resident_blocks_per_sm(K)
                : sp::SpikeSolver<double>::resident_blocks_per_sm(K));
     std::vector<std::pair<ms::Phase, bool>> phases;  // (phase, in the preconditioner's precision)
-    for (const ms::Phase& ph : ms::setup_phases(s, pb, slots)) phases.emplace_back(ph, true);
+    const bool blocked = mixed ? sp::SpikeSolver<float>::blocked_lu(K)
+                               : sp::SpikeSolver<double>::blocked_lu(K);
+    for (const ms::Phase& ph : ms::setup_phases(s, pb, slots, blocked))
+        phases.emplace_back(ph, true);
     for (ms::Phase ph : ms::apply_phases(s, pb, slots)) {
         ph.count = 2.0 * iterations;  // p_hat = M^-1 p, s_hat = M^-1 s; x0 is not preconditioned
         phases.emplace_back(ph, true);

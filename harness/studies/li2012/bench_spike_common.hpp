@@ -101,7 +101,8 @@ struct ModelFigures {
                  "bandwidth = the measured copy GB/s (bytes read + written), fp64 = the measured "
                  "cuBLAS dgemm GFLOP/s, fp32 = 2 x fp64 (an assumption: no FP32 rate is "
                  "measured), launch = the measured launch latency; thread-block slots = SMs x "
-                 "SpikeSolver<T>::resident_blocks_per_sm(K)"}};
+                 "SpikeSolver<T>::resident_blocks_per_sm(K); the LU/UL phase is the blocked "
+                 "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K)"}};
     }
 };
 
