@@ -128,6 +128,16 @@ cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const a[], int lda
 {
     return cublasDgetrfBatched(h, n, a, lda, nullptr, info, batch);
 }
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, float* const a[], int* piv, int* info,
+                             int batch)
+{
+    return cublasSgetrfBatched(h, n, a, n, piv, info, batch);
+}
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const a[], int* piv, int* info,
+                             int batch)
+{
+    return cublasDgetrfBatched(h, n, a, n, piv, info, batch);
+}
 cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
                             cublasDiagType_t diag, int n, const float* const a[], float* const b[],
                             int batch)
@@ -167,7 +177,7 @@ void ensure_size(device_buffer<U>& buf, std::size_t size)
 
 template <typename T>
 void BlockedBandLu<T>::factor(const std::vector<BandBlock<T>>& blocks, int K, int* status,
-                              cudaStream_t stream)
+                              cublasHandle_t blas, cudaStream_t stream)
 {
     if (K < 1)
         throw std::invalid_argument("BlockedBandLu::factor: K = " + std::to_string(K) +
@@ -220,27 +230,26 @@ void BlockedBandLu<T>::factor(const std::vector<BandBlock<T>>& blocks, int K, in
     entries_.copy_from_host(reinterpret_cast<const unsigned char*>(entries.data()), entry_bytes);
     const auto* dev_entries = reinterpret_cast<const Entry<T>*>(entries_.data());
 
-    if (!blas_) blas_.emplace();
-    KBENCH_CUBLAS_CHECK(cublasSetStream(*blas_, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(*blas_, CUBLAS_POINTER_MODE_HOST));
+    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
     const dim3 grid(static_cast<unsigned>(count), static_cast<unsigned>(std::min(steps, 65535)));
     copy_blocks_kernel<T, true><<<grid, threads, 0, stream>>>(dev_entries, dense_.data(), K);
     KBENCH_CUDA_CHECK_LAUNCH();
     for (int j = 0; j < steps; ++j) {
         T* const* d = pointers_.data() + first[j];
-        KBENCH_CUBLAS_CHECK(getrf_batched(*blas_, K, d, K, info_.data(), batch[j]));
+        KBENCH_CUBLAS_CHECK(getrf_batched(blas, K, d, K, info_.data(), batch[j]));
         const int b2 = batch[j + 1];
         if (b2 == 0) continue;
         T* const* c = d + batch[j];
         T* const* b = c + b2;
         T* const* next = b + b2;
         // C_j := C_j U_j^{-1} (right, upper, non-unit); B_j := L_j^{-1} B_j (left, unit lower).
-        KBENCH_CUBLAS_CHECK(trsm_batched(*blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+        KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
                                          CUBLAS_DIAG_NON_UNIT, K, d, c, b2));
-        KBENCH_CUBLAS_CHECK(trsm_batched(*blas_, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+        KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
                                          CUBLAS_DIAG_UNIT, K, d, b, b2));
         // D_{j+1} -= C_j B_j.
-        KBENCH_CUBLAS_CHECK(minus_gemm_batched(*blas_, K, c, b, next, b2));
+        KBENCH_CUBLAS_CHECK(minus_gemm_batched(blas, K, c, b, next, b2));
     }
     copy_blocks_kernel<T, false><<<grid, threads, 0, stream>>>(dev_entries, dense_.data(), K);
     KBENCH_CUDA_CHECK_LAUNCH();
@@ -249,6 +258,23 @@ void BlockedBandLu<T>::factor(const std::vector<BandBlock<T>>& blocks, int K, in
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
+template <typename T>
+void batched_dense_lu(T* a, int m, int count, int* ipiv, int* info, device_buffer<T*>& pointers,
+                      cublasHandle_t blas, cudaStream_t stream)
+{
+    if (count <= 0) return;
+    std::vector<T*> host(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) host[i] = a + static_cast<std::size_t>(i) * m * m;
+    ensure_size(pointers, host.size());
+    pointers.copy_from_host(host.data(), host.size());
+    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
+    KBENCH_CUBLAS_CHECK(getrf_batched(blas, m, pointers.data(), ipiv, info, count));
+}
+
+template void batched_dense_lu<float>(float*, int, int, int*, int*, device_buffer<float*>&,
+                                      cublasHandle_t, cudaStream_t);
+template void batched_dense_lu<double>(double*, int, int, int*, int*, device_buffer<double*>&,
+                                       cublasHandle_t, cudaStream_t);
 template class BlockedBandLu<float>;
 template class BlockedBandLu<double>;
 

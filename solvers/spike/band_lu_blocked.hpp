@@ -22,7 +22,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <optional>
 #include <vector>
 
 namespace kbench::solvers::spike::detail {
@@ -39,27 +38,36 @@ struct BandBlock {
     int status_base = 0;
 };
 
-/// Owner of the workspace of the blocked LU (dense K x K blocks, the batched pointer arrays and
-/// a cuBLAS handle), reused across factor() calls; move-only.
+/// Owner of the workspace of the blocked LU (dense K x K blocks, the batched pointer arrays),
+/// reused across factor() calls; move-only.
 template <typename T>
 class BlockedBandLu {
 public:
     /// Factors every block of `blocks` (rows >= 1 each; they must not overlap) in place, in
-    /// stream order on `stream`, K >= 1 the half-bandwidth. status: device array; for each block
+    /// stream order on `stream` (which `blas` is set to), K >= 1 the half-bandwidth. status: device array; for each block
     /// whose pivot k fails the bad-pivot test of band_lu_kernel (non-finite, or |u_kk| <= eps x
     /// the row's scale) status[status_slot] = status_base + the first such k; other slots are
     /// left as they are. Synchronizes on the host while uploading the block list (pageable
     /// copies); the factorization itself is asynchronous. Throws std::invalid_argument for
     /// K < 1 or a block with rows < 1, kbench::cuda_error on CUDA or cuBLAS failures.
     /// Device memory: (3 ceil(n_i / K) - 2) K^2 values and 4 ceil(n_i / K) pointers per block.
-    void factor(const std::vector<BandBlock<T>>& blocks, int K, int* status, cudaStream_t stream);
+    void factor(const std::vector<BandBlock<T>>& blocks, int K, int* status, cublasHandle_t blas,
+                cudaStream_t stream);
 
 private:
-    std::optional<cublas_handle> blas_;
     device_buffer<T> dense_;
     device_buffer<T*> pointers_;
     device_buffer<unsigned char> entries_;
     device_buffer<int> info_;
 };
+
+/// LU with partial pivoting (cuBLAS getrfBatched) of `count` dense m x m column-major matrices
+/// (leading dimension m) stored one after another from `a`, in place, on `stream` (which `blas`
+/// is set to). ipiv: device array of count x m 1-based LAPACK pivots; info: device array of
+/// count (cuBLAS's zero-pivot report); pointers: scratch for the batch's pointer array, grown as
+/// needed (synchronous upload). Throws kbench::cuda_error on CUDA or cuBLAS failures.
+template <typename T>
+void batched_dense_lu(T* a, int m, int count, int* ipiv, int* info, device_buffer<T*>& pointers,
+                      cublasHandle_t blas, cudaStream_t stream);
 
 }  // namespace kbench::solvers::spike::detail

@@ -10,6 +10,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -254,20 +255,15 @@ __global__ void __launch_bounds__(max_threads)
     }
 }
 
-/// One block per interface i: R_i = [[I, V_i^b], [W_{i+1}^t, I]] (2K x 2K, column-major) and
-/// its LU with partial pivoting (LAPACK getrf order; first largest |entry| wins ties).
+/// Called by every thread of a block of reduce_threads threads for interface i: writes
+/// R_i = [[I, V_i^b], [W_{i+1}^t, I]] (2K x 2K, column-major) to R and returns max |R_i| to
+/// every thread (the scale of the bad-pivot test). `val`: shared memory of reduce_threads.
 template <typename T>
-__global__ void __launch_bounds__(reduce_threads)
-    reduced_factor_kernel(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
-                          T* __restrict__ rlu, int* __restrict__ rpiv, int* __restrict__ status)
+__device__ T build_reduced_block(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
+                                 int i, T* __restrict__ R, T* val)
 {
-    __shared__ T val[reduce_threads];
-    __shared__ int idx[reduce_threads];
-    __shared__ bool bad;
-    const int m = 2 * K, tid = threadIdx.x, i = blockIdx.x;
+    const int m = 2 * K, tid = threadIdx.x;
     const std::size_t KK = static_cast<std::size_t>(K) * K, mm = static_cast<std::size_t>(m) * m;
-    T* R = rlu + i * mm;
-    int* piv = rpiv + static_cast<std::size_t>(i) * m;
     T local(0);
     for (std::size_t e = tid; e < mm; e += blockDim.x) {
         const int r = static_cast<int>(e % m), c = static_cast<int>(e / m);
@@ -289,6 +285,24 @@ __global__ void __launch_bounds__(reduce_threads)
     }
     const T scale = val[0];
     __syncthreads();
+    return scale;
+}
+
+/// One block per interface i: R_i (build_reduced_block) and its LU with partial pivoting
+/// (LAPACK getrf order; first largest |entry| wins ties).
+template <typename T>
+__global__ void __launch_bounds__(reduce_threads)
+    reduced_factor_kernel(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
+                          T* __restrict__ rlu, int* __restrict__ rpiv, int* __restrict__ status)
+{
+    __shared__ T val[reduce_threads];
+    __shared__ int idx[reduce_threads];
+    __shared__ bool bad;
+    const int m = 2 * K, tid = threadIdx.x, i = blockIdx.x;
+    const std::size_t mm = static_cast<std::size_t>(m) * m;
+    T* R = rlu + i * mm;
+    int* piv = rpiv + static_cast<std::size_t>(i) * m;
+    const T scale = build_reduced_block(vtip, wtip, K, i, R, val);
     for (int k = 0; k < m; ++k) {
         T best(-1);
         int bi = m;
@@ -335,6 +349,45 @@ __global__ void __launch_bounds__(reduce_threads)
         }
         __syncthreads();
     }
+}
+
+/// For the batched reduced LU (large K): R_i per interface (build_reduced_block), and its scale.
+template <typename T>
+__global__ void __launch_bounds__(reduce_threads)
+    reduced_build_kernel(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
+                         T* __restrict__ rlu, T* __restrict__ rscale)
+{
+    __shared__ T val[reduce_threads];
+    const std::size_t mm = 4 * static_cast<std::size_t>(K) * K;
+    const T scale = build_reduced_block(vtip, wtip, K, blockIdx.x, rlu + blockIdx.x * mm, val);
+    if (threadIdx.x == 0) rscale[blockIdx.x] = scale;
+}
+
+/// After cuBLAS getrfBatched of the R_i (1-based LAPACK pivots): pivots to 0-based and
+/// status[i] = the first step k whose pivot u_kk fails bad_pivot against R_i's scale (the step
+/// reduced_factor_kernel stops at), left as it is when none does.
+template <typename T>
+__global__ void __launch_bounds__(reduce_threads)
+    reduced_check_kernel(const T* __restrict__ rlu, const T* __restrict__ rscale, int K,
+                         int* __restrict__ rpiv, int* __restrict__ status)
+{
+    __shared__ int least[reduce_threads];
+    const int m = 2 * K, i = blockIdx.x;
+    const T* R = rlu + static_cast<std::size_t>(i) * m * m;
+    int* piv = rpiv + static_cast<std::size_t>(i) * m;
+    int first = INT_MAX;
+    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+        piv[k] -= 1;
+        if (first == INT_MAX && bad_pivot(R[k + static_cast<std::size_t>(k) * m], rscale[i]))
+            first = k;
+    }
+    least[threadIdx.x] = first;
+    __syncthreads();
+    for (int s = reduce_threads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) least[threadIdx.x] = min(least[threadIdx.x], least[threadIdx.x + s]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && least[0] != INT_MAX) status[i] = least[0];
 }
 
 /// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
@@ -580,8 +633,9 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
             fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
         KBENCH_CUDA_CHECK_LAUNCH();
     } else {
+        if (!blas_) blas_.emplace();
         blocked_lu_.factor(lu_blocks(fac_.data(), rev_.data(), scale_.data(), P, corner), P.K,
-                           status_.data(), stream);
+                           status_.data(), *blas_, stream);
     }
     clock.end();
     std::vector<int> st(3 * p);
@@ -604,8 +658,21 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     KBENCH_CUDA_CHECK_LAUNCH();
     clock.end();
     clock.begin("reduced system");
-    reduced_factor_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
-        vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p);
+    if (blocked_lu(a.K)) {  // one thread block's pivot steps on 2K x 2K: batched cuBLAS
+        if (!blas_) blas_.emplace();
+        ensure(rscale_, p - 1);
+        ensure(rinfo_, p - 1);
+        reduced_build_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
+            vtip_.data(), wtip_.data(), P.K, rlu_.data(), rscale_.data());
+        KBENCH_CUDA_CHECK_LAUNCH();
+        detail::batched_dense_lu(rlu_.data(), 2 * P.K, P.p - 1, rpiv_.data(), rinfo_.data(), rptr_,
+                                 *blas_, stream);
+        reduced_check_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
+            rlu_.data(), rscale_.data(), P.K, rpiv_.data(), status_.data() + 2 * p);
+    } else {
+        reduced_factor_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
+            vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p);
+    }
     KBENCH_CUDA_CHECK_LAUNCH();
     clock.end();
     std::vector<int> red(p - 1);

@@ -24,6 +24,7 @@
 // x_{i+1}^t] - [C_i x_{i-1}^b; 0]) (purification). For p = 2 nothing is dropped and M = A.
 #pragma once
 
+#include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "solvers/spike/band_lu_blocked.hpp"
 #include "matrices/banded.hpp"
@@ -32,6 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -228,7 +230,12 @@ private:
     double upload_seconds_ = 0.0;
     device_buffer<T> fac_, rev_, scale_, vtip_, wtip_, rlu_, g_, xhat_;
     device_buffer<int> rpiv_, status_;
-    detail::BlockedBandLu<T> blocked_lu_;  // used when the LU window does not fit in shared
+    // Large K (blocked_lu(K)): the blocked LU, and the reduced blocks' LU on batched cuBLAS.
+    detail::BlockedBandLu<T> blocked_lu_;
+    std::optional<cublas_handle> blas_;
+    device_buffer<T> rscale_;
+    device_buffer<T*> rptr_;
+    device_buffer<int> rinfo_;
 };
 
 namespace detail {
