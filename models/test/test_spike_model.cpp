@@ -146,6 +146,7 @@ TEST(SpikePhases, BlockedLuIsOneBatchedPhase)
             EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);  // whole-GPU batched calls
         }
         if (ph.name == "ul_top") EXPECT_DOUBLE_EQ(ph.launches, 0.0);  // inside the LU's calls
+        if (ph.name == "spike_tips") EXPECT_DOUBLE_EQ(ph.launches, 4.0);  // rhs, 2 trsm, reversal
         if (ph.name == "reduced_factor") {
             EXPECT_DOUBLE_EQ(ph.launches, 3.0);  // build, batched getrf, pivot check
             EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);

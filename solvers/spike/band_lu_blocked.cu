@@ -138,19 +138,20 @@ cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const a[], int* pi
 {
     return cublasDgetrfBatched(h, n, a, n, piv, info, batch);
 }
+/// B := op(A)^{-1} B or B op(A)^{-1} for n x n A (leading dimension lda) and B (ld n).
 cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
-                            cublasDiagType_t diag, int n, const float* const a[], float* const b[],
-                            int batch)
+                            cublasDiagType_t diag, int n, int lda, const float* const a[],
+                            float* const b[], int batch)
 {
     const float one = 1.0f;
-    return cublasStrsmBatched(h, side, uplo, CUBLAS_OP_N, diag, n, n, &one, a, n, b, n, batch);
+    return cublasStrsmBatched(h, side, uplo, CUBLAS_OP_N, diag, n, n, &one, a, lda, b, n, batch);
 }
 cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
-                            cublasDiagType_t diag, int n, const double* const a[],
+                            cublasDiagType_t diag, int n, int lda, const double* const a[],
                             double* const b[], int batch)
 {
     const double one = 1.0;
-    return cublasDtrsmBatched(h, side, uplo, CUBLAS_OP_N, diag, n, n, &one, a, n, b, n, batch);
+    return cublasDtrsmBatched(h, side, uplo, CUBLAS_OP_N, diag, n, n, &one, a, lda, b, n, batch);
 }
 cublasStatus_t minus_gemm_batched(cublasHandle_t h, int n, const float* const a[],
                                   const float* const b[], float* const c[], int batch)
@@ -245,9 +246,9 @@ void BlockedBandLu<T>::factor(const std::vector<BandBlock<T>>& blocks, int K, in
         T* const* next = b + b2;
         // C_j := C_j U_j^{-1} (right, upper, non-unit); B_j := L_j^{-1} B_j (left, unit lower).
         KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
-                                         CUBLAS_DIAG_NON_UNIT, K, d, c, b2));
+                                         CUBLAS_DIAG_NON_UNIT, K, K, d, c, b2));
         KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
-                                         CUBLAS_DIAG_UNIT, K, d, b, b2));
+                                         CUBLAS_DIAG_UNIT, K, K, d, b, b2));
         // D_{j+1} -= C_j B_j.
         KBENCH_CUBLAS_CHECK(minus_gemm_batched(blas, K, c, b, next, b2));
     }
@@ -271,6 +272,37 @@ void batched_dense_lu(T* a, int m, int count, int* ipiv, int* info, device_buffe
     KBENCH_CUBLAS_CHECK(getrf_batched(blas, m, pointers.data(), ipiv, info, count));
 }
 
+template <typename T>
+void batched_corner_solves(const std::vector<const T*>& corners, const std::vector<T*>& rhs, int K,
+                           device_buffer<T*>& pointers, cublasHandle_t blas, cudaStream_t stream)
+{
+    if (corners.size() != rhs.size())
+        throw std::invalid_argument("batched_corner_solves: " + std::to_string(corners.size()) +
+                                    " corners, " + std::to_string(rhs.size()) +
+                                    " right-hand sides, expected as many");
+    if (corners.empty()) return;
+    std::vector<T*> host;
+    for (const T* c : corners) host.push_back(const_cast<T*>(c));  // cuBLAS only reads them
+    host.insert(host.end(), rhs.begin(), rhs.end());
+    ensure_size(pointers, host.size());
+    pointers.copy_from_host(host.data(), host.size());
+    const int count = static_cast<int>(corners.size()), lda = 2 * K;
+    T* const* a = pointers.data();
+    T* const* y = a + count;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
+    KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+                                     CUBLAS_DIAG_UNIT, K, lda, a, y, count));
+    KBENCH_CUBLAS_CHECK(trsm_batched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER,
+                                     CUBLAS_DIAG_NON_UNIT, K, lda, a, y, count));
+}
+
+template void batched_corner_solves<float>(const std::vector<const float*>&,
+                                           const std::vector<float*>&, int,
+                                           device_buffer<float*>&, cublasHandle_t, cudaStream_t);
+template void batched_corner_solves<double>(const std::vector<const double*>&,
+                                            const std::vector<double*>&, int,
+                                            device_buffer<double*>&, cublasHandle_t, cudaStream_t);
 template void batched_dense_lu<float>(float*, int, int, int*, int*, device_buffer<float*>&,
                                       cublasHandle_t, cudaStream_t);
 template void batched_dense_lu<double>(double*, int, int, int*, int*, device_buffer<double*>&,

@@ -70,4 +70,15 @@ template <typename T>
 void batched_dense_lu(T* a, int m, int count, int* ipiv, int* info, device_buffer<T*>& pointers,
                       cublasHandle_t blas, cudaStream_t stream);
 
+/// y_t := U_t^{-1} L_t^{-1} y_t for t < corners.size(), on `stream` (which `blas` is set to):
+/// y_t = rhs[t] a K x K column-major device matrix (leading dimension K), L_t (unit lower) and
+/// U_t (upper) the K x K corner of band-storage LU factors (ldab = 2K + 1) at corners[t] = the
+/// address of the corner's entry (0, 0). The corner is read as a dense matrix of leading
+/// dimension 2K: entry (r, c) of the band sits at (K + r - c) + c (2K + 1) = K + r + 2K c from
+/// the column's start, and each triangle a solve references has |r - c| < K (two batched cuBLAS
+/// trsm; li2012 Sec. 1.3's spike tips). pointers: as batched_dense_lu. Throws kbench::cuda_error.
+template <typename T>
+void batched_corner_solves(const std::vector<const T*>& corners, const std::vector<T*>& rhs, int K,
+                           device_buffer<T*>& pointers, cublasHandle_t blas, cudaStream_t stream);
+
 }  // namespace kbench::solvers::spike::detail

@@ -160,26 +160,8 @@ bool lu_window_in_shared(int K)
                           (K + 1) * ld * sizeof(T));
 }
 
-/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), from the
-/// bottom-right K x K corners of the factors of the n x n block at `a`.
-template <typename T>
-__device__ void corner_solve(const T* __restrict__ a, int n, int K, T* __restrict__ y)
-{
-    const std::size_t ld = 2 * K + 1;
-    const int o = n - K;
-    auto at = [&](int r, int c) { return a[(K + r - c) + (o + c) * ld]; };  // corner-local
-    for (int c = threadIdx.x; c < K; c += blockDim.x) {
-        T* col = y + static_cast<std::size_t>(c) * K;
-        for (int q = 0; q < K; ++q)
-            for (int r = q + 1; r < K; ++r) col[r] -= at(r, q) * col[q];
-        for (int q = K - 1; q >= 0; --q) {
-            col[q] /= at(q, q);
-            for (int r = 0; r < q; ++r) col[r] -= at(r, q) * col[q];
-        }
-    }
-}
-
-/// corner_solve on a dense K x K copy of the corner (column-major, ld K) in shared memory.
+/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), the corner's
+/// L and U a dense K x K copy f (column-major, ld K) in shared memory.
 template <typename T>
 __device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict__ y)
 {
@@ -197,23 +179,16 @@ __device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict
     }
 }
 
-/// Spike tips, 2(p-1) blocks: block i < p-1 computes V_i^b from B_i, block p-1+i computes
-/// W_{i+1}^t from C_{i+1} through the reversed factors. Shared: the corner of the factors and
-/// the K x K right-hand sides are solved in shared memory (2 K^2 values), else in place in
-/// global memory.
-template <typename T, bool Shared>
-__global__ void __launch_bounds__(max_threads)
-    tips_kernel(const T* __restrict__ fac, const T* __restrict__ rev, Parts P,
-                T* __restrict__ vtip, T* __restrict__ wtip)
+/// Tip t of the 2(p-1) tips: t < p-1 is V_t^b (right-hand side B_t, solved through the LU of
+/// partition t), t = p-1+i is W_{i+1}^t (right-hand side J C_{i+1}, through the reversed factors
+/// of partition i+1). Fills the K x K column-major right-hand side y (one column per thread).
+template <typename T>
+__device__ void load_tip_rhs(const T* __restrict__ fac, const Parts& P, int t, T* __restrict__ y)
 {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
     const int K = P.K;
-    const std::size_t ld = P.ld(), KK = static_cast<std::size_t>(K) * K;
-    const bool w = blockIdx.x >= P.p - 1;
-    const int i = w ? blockIdx.x - (P.p - 1) : blockIdx.x;
-    const int off1 = P.offset(i + 1);
-    T* out = (w ? wtip : vtip) + i * KK;
-    T* y = Shared ? reinterpret_cast<T*>(smem_raw) : out;
+    const std::size_t ld = P.ld();
+    const bool w = t >= P.p - 1;
+    const int off1 = P.offset((w ? t - (P.p - 1) : t) + 1);
     for (int c = threadIdx.x; c < K; c += blockDim.x) {
         T* col = y + static_cast<std::size_t>(c) * K;
         for (int r = 0; r < K; ++r) {
@@ -224,35 +199,70 @@ __global__ void __launch_bounds__(max_threads)
                                         : T(0);
         }
     }
-    const T* blk = w ? rev + off1 * ld : fac + P.offset(i) * ld;
+}
+
+/// W^t(r, c) = Vr(K-1-r, c): reverses the rows of the K x K column-major y (a thread a column).
+template <typename T>
+__device__ void reverse_tip_rows(int K, T* __restrict__ y)
+{
+    for (int c = threadIdx.x; c < K; c += blockDim.x) {
+        T* col = y + static_cast<std::size_t>(c) * K;
+        for (int r = 0; r < K / 2; ++r) {
+            const T t = col[r];
+            col[r] = col[K - 1 - r];
+            col[K - 1 - r] = t;
+        }
+    }
+}
+
+/// Spike tips in shared memory, 2(p-1) blocks (load_tip_rhs's numbering): the corner of the
+/// factors and the K x K right-hand side are solved in shared memory (2 K^2 values).
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    tips_kernel(const T* __restrict__ fac, const T* __restrict__ rev, Parts P,
+                T* __restrict__ vtip, T* __restrict__ wtip)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int K = P.K;
+    const std::size_t ld = P.ld(), KK = static_cast<std::size_t>(K) * K;
+    const bool w = blockIdx.x >= P.p - 1;
+    const int i = w ? blockIdx.x - (P.p - 1) : blockIdx.x;
+    T* out = (w ? wtip : vtip) + i * KK;
+    T* y = reinterpret_cast<T*>(smem_raw);
+    load_tip_rhs(fac, P, blockIdx.x, y);
+    const T* blk = w ? rev + P.offset(i + 1) * ld : fac + P.offset(i) * ld;
     const int nb = w ? P.size(i + 1) : P.size(i);
-    if (Shared) {
-        T* f = y + KK;  // the corner's L and U, dense
-        const int o = nb - K;
-        for (std::size_t e = threadIdx.x; e < KK; e += blockDim.x) {
-            const int r = static_cast<int>(e % K), c = static_cast<int>(e / K);
-            f[e] = blk[(K + r - c) + (o + c) * ld];
-        }
-        __syncthreads();
-        corner_solve_dense(f, K, y);
-    } else {
-        corner_solve(blk, nb, K, y);
+    T* f = y + KK;  // the corner's L and U, dense
+    const int o = nb - K;
+    for (std::size_t e = threadIdx.x; e < KK; e += blockDim.x) {
+        const int r = static_cast<int>(e % K), c = static_cast<int>(e / K);
+        f[e] = blk[(K + r - c) + (o + c) * ld];
     }
-    if (w) {  // W^t(r, c) = Vr(K-1-r, c): each thread reverses its own column
-        for (int c = threadIdx.x; c < K; c += blockDim.x) {
-            T* col = y + static_cast<std::size_t>(c) * K;
-            for (int r = 0; r < K / 2; ++r) {
-                const T t = col[r];
-                col[r] = col[K - 1 - r];
-                col[K - 1 - r] = t;
-            }
-        }
-    }
-    if (Shared) {  // each thread wrote only its own columns: no barrier needed before this
-        for (int c = threadIdx.x; c < K; c += blockDim.x)
-            for (int r = 0; r < K; ++r)
-                out[static_cast<std::size_t>(c) * K + r] = y[static_cast<std::size_t>(c) * K + r];
-    }
+    __syncthreads();
+    corner_solve_dense(f, K, y);
+    if (w) reverse_tip_rows(K, y);
+    // Each thread wrote only its own columns: no barrier needed before this.
+    for (int c = threadIdx.x; c < K; c += blockDim.x)
+        for (int r = 0; r < K; ++r)
+            out[static_cast<std::size_t>(c) * K + r] = y[static_cast<std::size_t>(c) * K + r];
+}
+
+/// Tips too large for shared memory, step 1: the right-hand sides in place of the tips
+/// (load_tip_rhs), 2(p-1) blocks; tips_by_trsm solves them; tips_reverse_kernel finishes W.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    tips_rhs_kernel(const T* __restrict__ fac, Parts P, T* __restrict__ vtip, T* __restrict__ wtip)
+{
+    const std::size_t KK = static_cast<std::size_t>(P.K) * P.K;
+    const bool w = blockIdx.x >= P.p - 1;
+    load_tip_rhs(fac, P, blockIdx.x, (w ? wtip : vtip) + (w ? blockIdx.x - (P.p - 1) : blockIdx.x) * KK);
+}
+
+/// Step 3: the rows of every W tip reversed (p-1 blocks).
+template <typename T>
+__global__ void __launch_bounds__(max_threads) tips_reverse_kernel(Parts P, T* __restrict__ wtip)
+{
+    reverse_tip_rows(P.K, wtip + blockIdx.x * static_cast<std::size_t>(P.K) * P.K);
 }
 
 /// Called by every thread of a block of reduce_threads threads for interface i: writes
@@ -649,13 +659,29 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
 
     clock.begin("spikes");
     const std::size_t tips_smem = 2 * K * K * sizeof(T);
-    if (fits_in_shared(reinterpret_cast<const void*>(&tips_kernel<T, true>), tips_smem))
-        tips_kernel<T, true><<<2 * (p - 1), threads_for(K), tips_smem, stream>>>(
+    if (fits_in_shared(reinterpret_cast<const void*>(&tips_kernel<T>), tips_smem)) {
+        tips_kernel<T><<<2 * (p - 1), threads_for(K), tips_smem, stream>>>(
             fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
-    else
-        tips_kernel<T, false><<<2 * (p - 1), threads_for(K), 0, stream>>>(
-            fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
-    KBENCH_CUDA_CHECK_LAUNCH();
+        KBENCH_CUDA_CHECK_LAUNCH();
+    } else {  // right-hand sides, two batched trsm through the corners, W's rows reversed
+        tips_rhs_kernel<T><<<2 * (p - 1), threads_for(K), 0, stream>>>(fac_.data(), P,
+                                                                        vtip_.data(), wtip_.data());
+        KBENCH_CUDA_CHECK_LAUNCH();
+        std::vector<const T*> corners;
+        std::vector<T*> rhs;
+        for (int t = 0; t + 1 < P.p; ++t) {  // V_t^b through A_t's LU, W_{t+1}^t through A_{t+1}'s UL
+            corners.push_back(fac_.data() + P.offset(t) * ld + K + (P.size(t) - K) * ld);
+            rhs.push_back(vtip_.data() + t * K * K);
+        }
+        for (int t = 0; t + 1 < P.p; ++t) {
+            corners.push_back(rev_.data() + P.offset(t + 1) * ld + K + (P.size(t + 1) - K) * ld);
+            rhs.push_back(wtip_.data() + t * K * K);
+        }
+        if (!blas_) blas_.emplace();
+        detail::batched_corner_solves(corners, rhs, P.K, ptrs_, *blas_, stream);
+        tips_reverse_kernel<T><<<p - 1, threads_for(K), 0, stream>>>(P, wtip_.data());
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
     clock.end();
     clock.begin("reduced system");
     if (blocked_lu(a.K)) {  // one thread block's pivot steps on 2K x 2K: batched cuBLAS
@@ -665,7 +691,7 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
         reduced_build_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
             vtip_.data(), wtip_.data(), P.K, rlu_.data(), rscale_.data());
         KBENCH_CUDA_CHECK_LAUNCH();
-        detail::batched_dense_lu(rlu_.data(), 2 * P.K, P.p - 1, rpiv_.data(), rinfo_.data(), rptr_,
+        detail::batched_dense_lu(rlu_.data(), 2 * P.K, P.p - 1, rpiv_.data(), rinfo_.data(), ptrs_,
                                  *blas_, stream);
         reduced_check_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
             rlu_.data(), rscale_.data(), P.K, rpiv_.data(), status_.data() + 2 * p);

@@ -230,11 +230,12 @@ private:
     double upload_seconds_ = 0.0;
     device_buffer<T> fac_, rev_, scale_, vtip_, wtip_, rlu_, g_, xhat_;
     device_buffer<int> rpiv_, status_;
-    // Large K (blocked_lu(K)): the blocked LU, and the reduced blocks' LU on batched cuBLAS.
+    // Large K: the blocked LU (blocked_lu(K)), the reduced blocks' LU and the tips that do not
+    // fit in shared memory on batched cuBLAS (ptrs_: the batches' pointer arrays).
     detail::BlockedBandLu<T> blocked_lu_;
     std::optional<cublas_handle> blas_;
     device_buffer<T> rscale_;
-    device_buffer<T*> rptr_;
+    device_buffer<T*> ptrs_;
     device_buffer<int> rinfo_;
 };
 
