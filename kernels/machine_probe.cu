@@ -57,6 +57,23 @@ __global__ void repeated_read_kernel(const double2* __restrict__ a, std::size_t 
     out[tid] = sum;
 }
 
+/// Updates a[0, n) in place `repeats` times, a[i] = 0.5 a[i] + 1 (16-byte loads and stores that
+/// bypass L1, grid-stride: each thread rewrites its own elements, so repeats need no grid sync):
+/// the read-modify-write a solver's working vector sees.
+__global__ void repeated_update_kernel(double2* __restrict__ a, std::size_t n, int repeats)
+{
+    const std::size_t tid = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    for (int r = 0; r < repeats; ++r)
+#pragma unroll 4
+        for (std::size_t i = tid; i < n; i += stride) {
+            double2 v = __ldcg(a + i);
+            v.x = 0.5 * v.x + 1.0;
+            v.y = 0.5 * v.y + 1.0;
+            __stcg(a + i, v);
+        }
+}
+
 template <typename F>
 double median_seconds(F&& enqueue, cudaStream_t stream, int reps)
 {
@@ -74,10 +91,13 @@ double median_seconds(F&& enqueue, cudaStream_t stream, int reps)
     return s[reps / 2];
 }
 
-/// Read bandwidth (GB/s) of an array of `bytes`, each launch reading it `repeats` times: an
-/// array much larger than L2 read once gives the DRAM bandwidth, one inside L2 read many times
-/// the L2 bandwidth (one launch's overhead amortized).
-double read_gbps(std::size_t bytes, int repeats, cudaStream_t stream)
+enum class Access { read, update };
+
+/// Bandwidth (GB/s) of an array of `bytes`, each launch reading it (or updating it in place:
+/// bytes read + written) `repeats` times: an array much larger than L2 read once gives the DRAM
+/// bandwidth, one inside L2 read or updated many times the L2 bandwidth (one launch's overhead
+/// amortized).
+double array_gbps(std::size_t bytes, int repeats, Access access, cudaStream_t stream)
 {
     int device = 0, sms = 0;
     KBENCH_CUDA_CHECK(cudaGetDevice(&device));
@@ -89,11 +109,15 @@ double read_gbps(std::size_t bytes, int repeats, cudaStream_t stream)
     KBENCH_CUDA_CHECK(cudaMemsetAsync(a.data(), 0x3f, a.bytes(), stream));
     const double s = median_seconds(
         [&] {
-            repeated_read_kernel<<<grid, block, 0, stream>>>(a.data(), n, repeats, out.data());
+            if (access == Access::read)
+                repeated_read_kernel<<<grid, block, 0, stream>>>(a.data(), n, repeats, out.data());
+            else
+                repeated_update_kernel<<<grid, block, 0, stream>>>(a.data(), n, repeats);
             KBENCH_CUDA_CHECK_LAUNCH();
         },
         stream, 7);
-    return static_cast<double>(n * sizeof(double2)) * repeats / s * 1e-9;
+    const double passes = access == Access::read ? 1.0 : 2.0;  // an update reads and writes
+    return passes * static_cast<double>(n * sizeof(double2)) * repeats / s * 1e-9;
 }
 
 /// Calibration matrix of the streaming efficiencies: rows of 16 entries in the band
@@ -204,8 +228,10 @@ models::SpmvMachine measure_machine_figures()
     m.l2_bytes = static_cast<double>(prop.l2CacheSize);
     const std::size_t l2 = static_cast<std::size_t>(std::max(prop.l2CacheSize, 1 << 20));
     m.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
-    m.dram_gbps = read_gbps(std::max<std::size_t>(std::size_t{1} << 30, 16 * l2), 1, stream);
-    m.l2_gbps = read_gbps(l2 / 4, 64, stream);
+    m.dram_gbps =
+        array_gbps(std::max<std::size_t>(std::size_t{1} << 30, 16 * l2), 1, Access::read, stream);
+    m.l2_gbps = array_gbps(l2 / 4, 64, Access::read, stream);
+    m.l2_rmw_gbps = array_gbps(l2 / 4, 64, Access::update, stream);
     m.dram_latency_us = dependent_load_latency_us(4 * l2, 20000, stream);
     m.l2_latency_us = dependent_load_latency_us(l2 / 8, 20000, stream);
     m.launch_us = 1e6 * median_seconds(

@@ -191,7 +191,8 @@ struct GmresMachine {
     double pcie_bytes_per_s = 0;     // host <-> device (bytes/s); host_staged with P > 1 only;
                                      // 0: already in link_bytes_per_s (measured over that path)
     double l2_bytes = 0;          // L2 cache size (bytes); 0: w is never taken as cached
-    double l2_bytes_per_s = 0;    // L2 read bandwidth (bytes/s); with l2_bytes > 0
+    double l2_bytes_per_s = 0;    // L2 bandwidth of a pass over w (bytes/s; kbench machine's
+                                  // read-modify-write rate); with l2_bytes > 0
     LaunchCosts launch;  // the launch pipeline (models/launch_pipeline.hpp); all 0: not priced
 };
 

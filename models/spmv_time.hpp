@@ -40,6 +40,8 @@ namespace kbench::models {
 struct SpmvMachine {
     double dram_gbps = 0.0;        // read bandwidth of device memory (read-only reduction)
     double l2_gbps = 0.0;          // read bandwidth of an L2-resident array
+    double l2_rmw_gbps = 0.0;      // read-modify-write of an L2-resident array in place (bytes
+                                   // read + written per second; 0: not measured)
     double dram_latency_us = 0.0;  // one dependent load that misses L2 (pointer chase)
     double l2_latency_us = 0.0;    // one dependent load that hits L2 (pointer chase)
     double launch_us = 0.0;        // CUDA-event time of one empty kernel launch

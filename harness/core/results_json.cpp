@@ -53,6 +53,7 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"spmv_model",
           {{"dram_gbps", m.spmv.dram_gbps},
            {"l2_gbps", m.spmv.l2_gbps},
+           {"l2_rmw_gbps", m.spmv.l2_rmw_gbps},
            {"dram_latency_us", m.spmv.dram_latency_us},
            {"l2_latency_us", m.spmv.l2_latency_us},
            {"launch_us", m.spmv.launch_us},

@@ -149,6 +149,8 @@ TEST(MachineProbeGpu, FiguresAreMeasuredAndOrdered)
     const models::SpmvMachine m = measure_machine_figures();
     EXPECT_GT(m.dram_gbps, 10.0);
     EXPECT_GT(m.l2_gbps, m.dram_gbps);             // an L2-resident array reads faster
+    EXPECT_GT(m.l2_rmw_gbps, 10.0);                 // measured: read + written bytes per second
+    EXPECT_LT(m.l2_rmw_gbps, 2.0 * m.l2_gbps);      // no more than reads and writes at read rate
     EXPECT_GT(m.dram_latency_us, m.l2_latency_us);  // a miss costs more than a hit
     EXPECT_GT(m.l2_latency_us, 0.01);
     EXPECT_GT(m.launch_us, 0.1);

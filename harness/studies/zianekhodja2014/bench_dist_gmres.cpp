@@ -75,7 +75,10 @@ json model_entry(const json& e, const MachineProfile* machine)
     mc.p2p_latency_s = link.at("latency_seconds").get<double>();
     mc.allreduce_latency_s = link.at("allreduce_seconds").get<double>();
     mc.l2_bytes = machine->spmv.l2_bytes;
-    mc.l2_bytes_per_s = machine->spmv.l2_gbps * 1e9;
+    // A pass over the L2-resident working vector is a read-modify-write (w -= h v, w /= h):
+    // its measured rate; the read-only L2 rate for profiles from before that probe.
+    mc.l2_bytes_per_s =
+        (machine->spmv.l2_rmw_gbps > 0 ? machine->spmv.l2_rmw_gbps : machine->spmv.l2_gbps) * 1e9;
     mc.launch = {machine->launch_latency_us * 1e-6, machine->launch_sync_roundtrip_us * 1e-6,
                  machine->kernel_fixed_us * 1e-6, machine->reduction_fixed_us * 1e-6,
                  machine->graph_node_us * 1e-6};
