@@ -31,10 +31,10 @@
 //   sums need no initialization. While a call runs nothing else may use the workspace, and
 //   between calls no other kernel may write its counter region: a workspace shared with other
 //   kernels must keep the dot's counter region out of their reach (or zero it again before the
-//   next dot call). A counter found at or above the number of blocks per chunk traps (the launch
-//   fails; the next synchronizing CUDA call reports it as kbench::cuda_error) instead of
-//   returning a wrong sum; a stale value below it cannot be detected. The launch itself is capturable into a CUDA graph; each replay
-//   leaves the counters zero for the next.
+//   next dot call). A counter found at or above the number of blocks per chunk traps (the
+//   launch fails; the next synchronizing CUDA call reports it as kbench::cuda_error) instead of
+//   returning a wrong sum; a stale value below it cannot be detected. The launch itself is
+//   capturable into a CUDA graph; each replay leaves the counters zero for the next.
 // * n == 0 writes zeros to the results; k == 0 does nothing (no CUDA call).
 // * Errors: std::invalid_argument, whose message names the function, the parameter and what was
 //   expected, for n < 0, k outside [0, max_dot_vectors], ld < n, a null pointer that would be

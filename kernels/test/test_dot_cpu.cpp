@@ -1,6 +1,7 @@
 // Dot-product kernels (kernels/dot.hpp), the CPU tests of test_dot_gpu (no GPU needed): the
 // reference twins (hand-checkable cases), the argument checks, workspace query and its owner
-// (no CUDA call when empty), chunk bookkeeping and traffic models. The GPU tests are in test_dot_gpu.cpp.
+// (no CUDA call when empty), chunk bookkeeping and traffic models. The GPU tests are in
+// test_dot_gpu.cpp.
 #include "kernels/dot.hpp"
 #include "kernels/test/expect_invalid.hpp"
 

@@ -904,7 +904,8 @@ TEST(DotGpuSingleLaunch, OwnerAndInitZeroTheCounterRegion)
     expect_counters_zero(owned.data(), owned.bytes());
 
     const cuda_stream stream;
-    device_buffer<unsigned char> raw(std::vector<unsigned char>(dot_workspace_bytes(5000, 3), poison));
+    device_buffer<unsigned char> raw(
+        std::vector<unsigned char>(dot_workspace_bytes(5000, 3), poison));
     dot_workspace_init(raw.data(), raw.size(), stream);
     expect_counters_zero(raw.data(), raw.size());
     const std::vector<unsigned char> bytes = raw.to_host();  // the partials are left as they were
