@@ -73,7 +73,7 @@ __device__ __forceinline__ void block_sum(T (&v)[K], T* smem)
 /// CUDA error) instead of returning a wrong sum; a stale value below gridDim.x cannot be told
 /// apart and gives a wrong sum, hence the contract. `smem`: shared memory of at least
 /// K * BlockSize / 32 elements (as block_sum). Ends with a barrier in the finishing block;
-/// blocks that return false do so right after a barrier (no shared memory is touched after it).
+/// the other blocks return false after a barrier and one shared-memory read (the flag).
 template <typename T, int K, int BlockSize>
 __device__ __forceinline__ bool grid_sum(T (&v)[K], int count, T* partials,
                                          unsigned int* counter, T* smem)
