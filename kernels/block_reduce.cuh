@@ -1,10 +1,12 @@
-// Deterministic block-wide sums of K values per thread, for the two-stage reductions of the dot
-// kernels (kernels/dot.hpp) and the fused BiCGSTAB kernels (kernels/bicgstab_kernels.hpp).
-// Device code only: include from .cu files.
+// Deterministic block-wide sums of K values per thread (block_sum), and the single-launch grid
+// sum built on them (grid_sum: per-block partials, a ticket counter, the last block sums the
+// partials), for the reductions of the dot kernels (kernels/dot.hpp) and the fused BiCGSTAB
+// kernels (kernels/bicgstab_kernels.hpp). Device code only: include from .cu files.
 //
 // Determinism: every sum is taken in a fixed order that depends only on the launch shape (warp
-// butterflies, then the warps' totals in warp order), never on timing; with the same grid and
-// the same input the result has the same bits (anzt2015 Sec. 3.2's reduction, kbench variant).
+// butterflies, then the warps' totals in warp order; grid_sum: the partials in block order),
+// never on timing or on which block finishes last; with the same grid and the same input the
+// result has the same bits (anzt2015 Sec. 3.2's reduction, kbench variant).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -45,6 +47,65 @@ __device__ __forceinline__ void block_sum(T (&v)[K], T* smem)
         warp_sum<T, K>(v);
     }
     __syncthreads();
+}
+
+/// Single-launch grid sum over the row of gridDim.x blocks that the calling block belongs to
+/// (blocks (0 .. gridDim.x - 1, blockIdx.y)): every thread of every block of the row calls it
+/// with its K values v; the first `count` (1 <= count <= K) are summed over the row, the others
+/// are ignored. Returns true in exactly one thread of the row, thread 0 of the block that
+/// finishes last (or of the only block), which then holds the row's sums in v[0 .. count).
+///
+/// Steps: block_sum over the block; with one block per row that is all (no memory is touched).
+/// Otherwise thread 0 stores the block's sums to partials[j * gridDim.x + blockIdx.x] (j <
+/// count), __threadfence()s them (visible device-wide before the ticket) and takes a ticket
+/// from *counter with atomicInc(counter, gridDim.x - 1): tickets 0 .. gridDim.x - 1 in arrival
+/// order, and the last one wraps the counter back to 0, so the next launch finds it zero. The
+/// block that drew the last ticket fences (acquire) and re-sums the partials in block order:
+/// thread t adds partials b = t, t + BlockSize, ... in order (L2 loads, __ldcg, never the
+/// read-only or L1 path: the other blocks wrote them in this launch), then block_sum. That is
+/// the fixed order of a separate one-block-per-product finishing launch of BlockSize threads
+/// (kbench's former stage 2), so the bits are the same as that two-launch sum for the same grid.
+///
+/// Contract: *counter is 0 when the launch starts (zeroed once by the owner of the memory; every
+/// launch leaves it 0) and no other work touches it or the partials during the launch; each row
+/// has its own counter. `partials` holds count x gridDim.x values. A counter found at gridDim.x
+/// or more (never zeroed, or overwritten by other work) traps (__trap: the launch fails with a
+/// CUDA error) instead of returning a wrong sum; a stale value below gridDim.x cannot be told
+/// apart and gives a wrong sum, hence the contract. `smem`: shared memory of at least
+/// K * BlockSize / 32 elements (as block_sum). Ends with a barrier in the finishing block;
+/// the other blocks return false after a barrier and one shared-memory read (the flag).
+template <typename T, int K, int BlockSize>
+__device__ __forceinline__ bool grid_sum(T (&v)[K], int count, T* partials,
+                                         unsigned int* counter, T* smem)
+{
+    __shared__ bool finishing;  // set by thread 0: this block drew the last ticket
+    block_sum<T, K, BlockSize>(v, smem);
+    const unsigned blocks = gridDim.x;
+    if (blocks == 1) return threadIdx.x == 0;
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+            if (j < count) partials[static_cast<long long>(j) * blocks + blockIdx.x] = v[j];
+        }
+        __threadfence();  // release: the partials before the ticket
+        const unsigned ticket = atomicInc(counter, blocks - 1);
+        if (ticket >= blocks) __trap();  // the counter was not zero at launch: broken contract
+        finishing = ticket == blocks - 1;
+        if (finishing) __threadfence();  // acquire: every other block's partials before ours
+    }
+    __syncthreads();
+    if (!finishing) return false;  // uniform over the block
+#pragma unroll
+    for (int j = 0; j < K; ++j) v[j] = T{0};
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        if (j < count) {
+            const T* row = partials + static_cast<long long>(j) * blocks;
+            for (unsigned b = threadIdx.x; b < blocks; b += BlockSize) v[j] += __ldcg(row + b);
+        }
+    }
+    block_sum<T, K, BlockSize>(v, smem);
+    return threadIdx.x == 0;
 }
 
 }  // namespace kbench::reduce

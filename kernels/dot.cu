@@ -1,18 +1,26 @@
 // Dot-product kernels of anzt2015 Sec. 3.2 / 4.3 (DDOT, MDOT, MDGM). Declarations and the
 // conventions (workspace, errors, determinism) in kernels/dot.hpp.
 //
-// Stage 1 (one launch): a grid of G x C blocks of 256 threads, C = 1 for dot, C = the number of
+// One launch per call: a grid of G x C blocks of 256 threads, C = 1 for dot, C = the number of
 // chunks of 4 pairs for mdot (blockIdx.y picks the chunk), C = 1 for mdgm or, at small n where
 // G x ceil(k / 8) blocks fit in one wave, ceil(k / 8) groups of 8 columns. G fills the GPU once
 // (resident blocks per SM x SM count, queried once per device and kernel and cached, divided
 // among the C chunks), and is at most dot_max_blocks(n) so the partials stay below k * n / 1024.
 // Threads run a grid-stride loop over 16-byte vectors (double2 / float4) when every pointer is
 // 16-byte aligned (and, for mdgm, ld * sizeof(T) is a multiple of 16), over scalars otherwise;
-// block 0 adds the n % width tail. Each thread keeps one accumulator per product, then
-// kbench::reduce::block_sum adds them over the block in a fixed order and thread 0 writes one
-// partial sum per product: partial[product * G + block].
-// Stage 2 (when G > 1): one block per product sums its G partials in a fixed order. With G == 1
-// (always for n <= 1024), stage 1 writes the results directly and stage 2 is skipped.
+// block 0 adds the n % width tail. Each thread keeps one accumulator per product; then
+// kbench::reduce::grid_sum (kernels/block_reduce.cuh) finishes each row of G blocks in the same
+// launch: block_sum over the block, thread 0 writes one partial sum per product
+// (partial[product * G + block]), fences and takes a ticket from its chunk's counter
+// (counters[blockIdx.y]); the block that draws the chunk's last ticket sums the chunk's partials
+// in block order (thread t: partials t, t + 256, ...; then block_sum: the order of the former
+// stage-2 kernel, so the same bits for the same G), writes the results, and the atomicInc's
+// wrap leaves the counter 0. With G == 1 (always for n <= 1024) the block writes the results
+// directly and the workspace is not touched.
+//
+// Workspace layout (dot_workspace_bytes): the counter region (dot_counter_bytes, at offset 0 so
+// that every call on the same workspace finds its counters at the same place whatever n and k),
+// then the partial sums (256-byte aligned).
 #include "kernels/dot.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -29,10 +37,15 @@
 namespace kbench::blas {
 namespace {
 
-constexpr int block_size = 256;         // stage 1
-constexpr int finish_block_size = 256;  // stage 2
+constexpr int block_size = 256;
 constexpr int max_chunks = max_dot_vectors / mdot_chunk_size;
 constexpr int mdgm_group = 8;  // columns per block of mdgm's grouped launch (small n)
+static_assert(max_chunks <= dot_max_counters &&
+                  (max_dot_vectors + mdgm_group - 1) / mdgm_group <= dot_max_counters,
+              "one ticket counter per chunk of mdot and per column group of mdgm");
+static_assert(dot_max_counters * sizeof(unsigned int) <= dot_counter_bytes &&
+                  dot_counter_bytes % 256 == 0,
+              "the counter region holds the counters and keeps the partials 256-byte aligned");
 
 // ---- Argument checks ------------------------------------------------------------------------
 
@@ -68,6 +81,15 @@ void check_result(const char* who, const void* result, int k)
                       (k == 1 ? " element" : " elements"));
 }
 
+/// The size of the counter region and the partial-sum region, for messages.
+std::string layout(std::int64_t n, int k)
+{
+    return "(the counter region, dot_counter_bytes = " + std::to_string(dot_counter_bytes) +
+           " bytes of ticket counters, zeroed once, then k x dot_max_blocks(n) = " +
+           std::to_string(k) + " x " + std::to_string(dot_max_blocks(n)) +
+           " partial sums of 8 bytes)";
+}
+
 template <typename T>
 void check_workspace(const char* who, std::int64_t n, int k, const void* workspace,
                      std::size_t workspace_bytes)
@@ -77,18 +99,35 @@ void check_workspace(const char* who, std::int64_t n, int k, const void* workspa
                               ", k = " + std::to_string(k) + ") = " + std::to_string(needed);
     if (workspace_bytes < needed)
         fail(who, "workspace_bytes = " + std::to_string(workspace_bytes) + ", expected >= " +
-                      query);
+                      query + " " + layout(n, k));
     if (needed > 0 && workspace == nullptr)
-        fail(who, "workspace is null, expected " + query + " bytes of device memory");
+        fail(who, "workspace is null, expected " + query + " bytes of device memory " +
+                      layout(n, k));
     if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(T) != 0)
         fail(who, "workspace is not aligned to " + std::to_string(alignof(T)) + " bytes");
 }
 
+/// The workspace's two regions (both null when the call needs no workspace: one block per
+/// chunk never touches it).
+template <typename T>
+struct carved_workspace {
+    unsigned int* counters = nullptr;  // one per chunk / column group
+    T* partial = nullptr;              // partial[product * G + block]
+};
+
+template <typename T>
+carved_workspace<T> carve(void* workspace)
+{
+    if (workspace == nullptr) return {};
+    return {static_cast<unsigned int*>(workspace),
+            reinterpret_cast<T*>(static_cast<char*>(workspace) + dot_counter_bytes)};
+}
+
 // ---- Launch shape ---------------------------------------------------------------------------
 
-/// Stage-1 blocks per chunk: one GPU-filling wave shared by `chunks` chunks, at most
-/// dot_max_blocks(n).
-unsigned stage1_blocks(const void* kernel, std::int64_t n, int chunks)
+/// Blocks per chunk (the row length G): one GPU-filling wave shared by `chunks` chunks, at
+/// most dot_max_blocks(n).
+unsigned row_blocks(const void* kernel, std::int64_t n, int chunks)
 {
     const std::int64_t fill = std::max(1, resident_blocks(kernel, block_size) / chunks);
     return static_cast<unsigned>(std::min(dot_max_blocks(n), fill));
@@ -146,28 +185,35 @@ __device__ __forceinline__ Pack pick(const Pack (&v)[S], int slot, int max_slot)
     return r;
 }
 
-/// Thread 0 of every block: the block's sums acc[0..count) for products first..first+count-1,
-/// into partial[product * gridDim.x + blockIdx.x], or straight into result when the grid has
-/// one block per chunk.
-template <typename T, int K>
-__device__ __forceinline__ void write_block_sums(const T (&acc)[K], int first, int count,
-                                                 T* __restrict__ partial, T* __restrict__ result)
+/// The partial sums of the chunk (or column group) whose first product is `first`: G values
+/// per product from partial[first * G] on (null with one block per chunk: the workspace may
+/// then be null, and grid_sum does not touch it).
+template <typename T>
+__device__ __forceinline__ T* chunk_partials(T* partial, int first)
 {
-    if (threadIdx.x != 0) return;
+    return gridDim.x == 1 ? nullptr : partial + std::int64_t{first} * gridDim.x;
+}
+
+/// The ticket counter of the calling block's chunk (or column group), counters[blockIdx.y]
+/// (null with one block per chunk, as chunk_partials).
+__device__ __forceinline__ unsigned int* chunk_counter(unsigned int* counters)
+{
+    return gridDim.x == 1 ? nullptr : counters + blockIdx.y;
+}
+
+/// The thread that grid_sum picked (thread 0 of the row's finishing block): the sums
+/// acc[0..count) of products first..first+count-1 into result.
+template <typename T, int K>
+__device__ __forceinline__ void write_results(const T (&acc)[K], int first, int count,
+                                              T* __restrict__ result)
+{
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-        if (j < count) {
-            const int product = first + j;
-            if (gridDim.x == 1) {
-                result[product] = acc[j];
-            } else {
-                partial[std::int64_t{product} * gridDim.x + blockIdx.x] = acc[j];
-            }
-        }
+        if (j < count) result[first + j] = acc[j];
     }
 }
 
-// ---- DDOT / MDOT stage 1 --------------------------------------------------------------------
+// ---- DDOT / MDOT ----------------------------------------------------------------------------
 
 /// The operands of one chunk of up to P pairs: the distinct vectors in order of first
 /// appearance (x0, y0, x1, y1, ...), and for each pair the slots of its x and y. The ordering
@@ -216,11 +262,12 @@ int build_chunks(int k, const T* const* x, const T* const* y, pair_operands<T, P
     return chunks;
 }
 
-/// Stage 1 of dot and mdot: block (b, c) sums its share of the pairs of chunk c.
+/// dot and mdot: block (b, c) sums its share of the pairs of chunk c; the last block of chunk
+/// c to finish (grid_sum) writes the chunk's results.
 template <typename T, int P, bool Vectorized>
 __global__ void __launch_bounds__(block_size)
-    pairs_partial_kernel(const pair_operands<T, P> ops, std::int64_t n, T* __restrict__ partial,
-                         T* __restrict__ result)
+    pairs_kernel(const pair_operands<T, P> ops, std::int64_t n, T* __restrict__ partial,
+                 unsigned int* __restrict__ counters, T* __restrict__ result)
 {
     constexpr int W = width<T, Vectorized>;
     constexpr int S = 2 * P;                 // operand slots
@@ -294,21 +341,25 @@ __global__ void __launch_bounds__(block_size)
         }
     }
 
-    reduce::block_sum<T, P, block_size>(acc, smem);
-    write_block_sums(acc, static_cast<int>(blockIdx.y) * P, pairs, partial, result);
+    const int first = static_cast<int>(blockIdx.y) * P;
+    if (reduce::grid_sum<T, P, block_size>(acc, pairs, chunk_partials(partial, first),
+                                           chunk_counter(counters), smem))
+        write_results(acc, first, pairs, result);
 }
 
-// ---- MDGM stage 1 ---------------------------------------------------------------------------
+// ---- MDGM -----------------------------------------------------------------------------------
 
-/// Stage 1 of mdgm: block (b, g) sums its share of V(:, j) . y for the columns j of group g,
+/// mdgm: block (b, g) sums its share of V(:, j) . y for the columns j of group g,
 /// K g <= j < min(K (g + 1), k) (one group, all k <= K columns, when gridDim.y == 1); each
 /// thread loads y once per pack and keeps K accumulators (columns past the group's last are
-/// neither read nor written). For a given row-block count, each product's sum runs in the same
-/// order whatever K and the grouping.
+/// neither read nor written); the last block of group g to finish (grid_sum) writes the group's
+/// results. For a given row-block count, each product's sum runs in the same order whatever K
+/// and the grouping.
 template <typename T, int K, bool Vectorized>
 __global__ void __launch_bounds__(block_size)
-    mdgm_partial_kernel(std::int64_t n, int k, const T* __restrict__ V, std::int64_t ld,
-                        const T* __restrict__ y, T* __restrict__ partial, T* __restrict__ result)
+    mdgm_kernel(std::int64_t n, int k, const T* __restrict__ V, std::int64_t ld,
+                const T* __restrict__ y, T* __restrict__ partial,
+                unsigned int* __restrict__ counters, T* __restrict__ result)
 {
     const int first = static_cast<int>(blockIdx.y) * K;
     k = min(K, k - first);
@@ -344,39 +395,14 @@ __global__ void __launch_bounds__(block_size)
         }
     }
 
-    reduce::block_sum<T, K, block_size>(acc, smem);
-    write_block_sums(acc, first, k, partial, result);
+    if (reduce::grid_sum<T, K, block_size>(acc, k, chunk_partials(partial, first),
+                                           chunk_counter(counters), smem))
+        write_results(acc, first, k, result);
 }
 
-// ---- Stage 2 --------------------------------------------------------------------------------
+// ---- Launchers ------------------------------------------------------------------------------
 
-/// Block j: result[j] = sum of partial[j * blocks .. j * blocks + blocks), each thread adding a
-/// strided subset in order, then a block_sum: a fixed order for a given `blocks`.
-template <typename T>
-__global__ void __launch_bounds__(finish_block_size)
-    finish_kernel(const T* __restrict__ partial, int blocks, T* __restrict__ result)
-{
-    __shared__ T smem[finish_block_size / 32];
-    const T* column = partial + std::int64_t{blockIdx.x} * blocks;
-    T acc[1] = {T{0}};
-    for (int b = static_cast<int>(threadIdx.x); b < blocks; b += finish_block_size)
-        acc[0] += column[b];
-    reduce::block_sum<T, 1, finish_block_size>(acc, smem);
-    if (threadIdx.x == 0) result[blockIdx.x] = acc[0];
-}
-
-/// Stage 2 for `products` sums of `blocks` partials each (nothing when blocks == 1: stage 1
-/// wrote the results).
-template <typename T>
-void finish(const T* partial, unsigned blocks, int products, T* result, cudaStream_t stream)
-{
-    if (blocks <= 1) return;
-    finish_kernel<T><<<static_cast<unsigned>(products), finish_block_size, 0, stream>>>(
-        partial, static_cast<int>(blocks), result);
-    KBENCH_CUDA_CHECK_LAUNCH();
-}
-
-/// Stage 1 + 2 for k pairs in chunks of P (P = 1, 2 or mdot_chunk_size).
+/// One launch for k pairs in chunks of P (P = 1, 2 or mdot_chunk_size).
 template <typename T, int P>
 void launch_pairs(std::int64_t n, int k, const T* const* x, const T* const* y, T* result,
                   void* workspace, cudaStream_t stream)
@@ -388,14 +414,12 @@ void launch_pairs(std::int64_t n, int k, const T* const* x, const T* const* y, T
         for (int s = 0; s < ops.chunk[c].vectors; ++s)
             vectorized = vectorized && aligned16(ops.chunk[c].vec[s]);
     }
-    const auto kernel = vectorized ? pairs_partial_kernel<T, P, true>
-                                   : pairs_partial_kernel<T, P, false>;
-    const unsigned blocks = stage1_blocks(reinterpret_cast<const void*>(kernel), n, chunks);
-    T* partial = static_cast<T*>(workspace);
-    kernel<<<dim3(blocks, static_cast<unsigned>(chunks)), block_size, 0, stream>>>(ops, n, partial,
-                                                                                  result);
+    const auto kernel = vectorized ? pairs_kernel<T, P, true> : pairs_kernel<T, P, false>;
+    const unsigned blocks = row_blocks(reinterpret_cast<const void*>(kernel), n, chunks);
+    const carved_workspace<T> w = carve<T>(workspace);
+    kernel<<<dim3(blocks, static_cast<unsigned>(chunks)), block_size, 0, stream>>>(
+        ops, n, w.partial, w.counters, result);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish(partial, blocks, k, result, stream);
 }
 
 template <typename T, int K>
@@ -404,29 +428,27 @@ void launch_mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y,
 {
     const bool vectorized =
         aligned16(V) && aligned16(y) && (static_cast<std::uint64_t>(ld) * sizeof(T)) % 16 == 0;
-    T* partial = static_cast<T*>(workspace);
+    const carved_workspace<T> w = carve<T>(workspace);
     if constexpr (K > mdgm_group) {
         // Small n: rows alone leave SMs idle. When one wave holds them all, blocks (b, g) take
         // column groups of mdgm_group, so k / mdgm_group times more blocks share the rows (y is
         // then read once per group, from L2 at these sizes).
-        const auto grouped = vectorized ? mdgm_partial_kernel<T, mdgm_group, true>
-                                        : mdgm_partial_kernel<T, mdgm_group, false>;
-        const unsigned rows = stage1_blocks(reinterpret_cast<const void*>(grouped), n, 1);
+        const auto grouped = vectorized ? mdgm_kernel<T, mdgm_group, true>
+                                        : mdgm_kernel<T, mdgm_group, false>;
+        const unsigned rows = row_blocks(reinterpret_cast<const void*>(grouped), n, 1);
         const unsigned groups = static_cast<unsigned>((k + mdgm_group - 1) / mdgm_group);
         if (groups > 1 && std::int64_t{rows} * groups <=
                               resident_blocks(reinterpret_cast<const void*>(grouped), block_size)) {
-            grouped<<<dim3(rows, groups), block_size, 0, stream>>>(n, k, V, ld, y, partial, result);
+            grouped<<<dim3(rows, groups), block_size, 0, stream>>>(n, k, V, ld, y, w.partial,
+                                                                   w.counters, result);
             KBENCH_CUDA_CHECK_LAUNCH();
-            finish(partial, rows, k, result, stream);
             return;
         }
     }
-    const auto kernel = vectorized ? mdgm_partial_kernel<T, K, true>
-                                   : mdgm_partial_kernel<T, K, false>;
-    const unsigned blocks = stage1_blocks(reinterpret_cast<const void*>(kernel), n, 1);
-    kernel<<<blocks, block_size, 0, stream>>>(n, k, V, ld, y, partial, result);
+    const auto kernel = vectorized ? mdgm_kernel<T, K, true> : mdgm_kernel<T, K, false>;
+    const unsigned blocks = row_blocks(reinterpret_cast<const void*>(kernel), n, 1);
+    kernel<<<blocks, block_size, 0, stream>>>(n, k, V, ld, y, w.partial, w.counters, result);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish(partial, blocks, k, result, stream);
 }
 
 template <typename T>
@@ -445,7 +467,33 @@ std::size_t dot_workspace_bytes(std::int64_t n, int k)
     check_k("kbench::blas::dot_workspace_bytes", k);
     const std::int64_t blocks = dot_max_blocks(n);
     if (k == 0 || blocks == 1) return 0;
-    return static_cast<std::size_t>(k) * static_cast<std::size_t>(blocks) * sizeof(double);
+    return dot_counter_bytes +
+           static_cast<std::size_t>(k) * static_cast<std::size_t>(blocks) * sizeof(double);
+}
+
+void dot_workspace_init(void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
+{
+    constexpr const char* who = "kbench::blas::dot_workspace_init";
+    if (workspace_bytes == 0) return;
+    if (workspace == nullptr)
+        fail(who, "workspace is null with workspace_bytes = " + std::to_string(workspace_bytes) +
+                      ", expected device memory (or workspace_bytes = 0)");
+    if (workspace_bytes < dot_counter_bytes)
+        fail(who, "workspace_bytes = " + std::to_string(workspace_bytes) +
+                      ", expected 0 or >= dot_counter_bytes = " +
+                      std::to_string(dot_counter_bytes) +
+                      " (the counter region at the start of every dot workspace)");
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(workspace, 0, dot_counter_bytes, stream));
+}
+
+DotWorkspace::DotWorkspace(std::int64_t n, int k)
+    : buffer_(dot_workspace_bytes(n, k))
+{
+    if (buffer_.empty()) return;
+    // The legacy default stream plus a device synchronization: ready for work on any stream,
+    // non-blocking ones included.
+    KBENCH_CUDA_CHECK(cudaMemset(buffer_.data(), 0, dot_counter_bytes));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 namespace detail {

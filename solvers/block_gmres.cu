@@ -85,7 +85,10 @@ struct GpuBackend {
     ortho::TsqrMethod method;
     ortho::GpuHandles hd;
     device_buffer<T> r, v, scratch, coef;
-    device_buffer<unsigned char> ws;
+    device_buffer<unsigned char> ws;  // the TSQRs' (they carve it their own way on every call)
+    // The norms' MDOT workspace, apart from ws: tsqr writes all of ws, so the dot's ticket
+    // counters (zeroed once here, left zero by every mdot) must not live there.
+    blas::DotWorkspace dot_ws;
     std::vector<T> host;
     std::vector<const T*> dot_ptrs;
     detail::PhaseLog log;
@@ -105,7 +108,8 @@ struct GpuBackend {
             throw std::invalid_argument("block GMRES on the GPU: s = " + std::to_string(rhs) +
                                         ", expected <= " +
                                         std::to_string(blas::max_block_columns));
-        std::size_t bytes = blas::dot_workspace_bytes(n, rhs);
+        dot_ws = blas::DotWorkspace(n, rhs);
+        std::size_t bytes = 0;
         for (int k = 1; k <= rhs; ++k) {  // deflation shrinks the block: every width may come
             bytes = std::max(bytes, ortho::tsqr_workspace_bytes(tsqr, hd, n, k, sizeof(T)));
             if (tsqr != ortho::TsqrMethod::caqr)
@@ -136,7 +140,8 @@ struct GpuBackend {
     {
         dot_ptrs.resize(static_cast<std::size_t>(k));
         for (int c = 0; c < k; ++c) dot_ptrs[c] = W + static_cast<std::int64_t>(c) * n;
-        blas::mdot(n, k, dot_ptrs.data(), dot_ptrs.data(), dst, ws.data(), ws.bytes(), hd.stream);
+        blas::mdot(n, k, dot_ptrs.data(), dot_ptrs.data(), dst, dot_ws.data(), dot_ws.bytes(),
+                   hd.stream);
     }
     void norms(const T* W, double* out)
     {

@@ -99,7 +99,10 @@ private:
 /// BOrth coefficients C ((j + 1) x k, ld j + 1) or stage 1's fused product ((j + 1 + k) x k,
 /// ld j + 1 + k) at 0 (cregion values), the MPK's squared norms (kmax + 1) at cregion, then y
 /// or the block's column norms (m), then one scalar; stage 1's R (s x s). Pinned host staging
-/// for the coefficients and the norms.
+/// for the coefficients and the norms. Two workspaces: `dots`, the dot kernels' own (the norms,
+/// the block's finiteness check and the MPK's dots; ticket counters zeroed once by
+/// blas::DotWorkspace, left zero by every call, written by nothing else), and `ws` for borth,
+/// tsqr and blas::gram, which carve and overwrite all of it on every call.
 template <typename T>
 struct GpuBackend {
     spmv::SpmvOperator<T>& a;
@@ -112,6 +115,7 @@ struct GpuBackend {
     bool normalize;
     ortho::GpuHandles hd;
     device_buffer<T> v, saved, coef, rdev;
+    blas::DotWorkspace dots;
     device_buffer<unsigned char> ws;
     pinned_array<T> staged;
     std::vector<T> host;
@@ -129,13 +133,10 @@ struct GpuBackend {
           v(static_cast<std::size_t>(n) * (restart + 1)),
           saved(static_cast<std::size_t>(n) * kmax),
           coef(cregion + kmax + 1 + restart + 1), rdev(static_cast<std::size_t>(s) * s),
-          staged(cregion + kmax + 1), host(static_cast<std::size_t>(restart) + 1)
+          dots(n, kmax), staged(cregion + kmax + 1), host(static_cast<std::size_t>(restart) + 1)
     {
-        std::size_t bytes = std::max(matrix_powers_workspace_bytes(n),
-                                     blas::dot_workspace_bytes(n, kmax));
-        bytes = std::max(bytes, ortho::borth_workspace_bytes(borth_method, n,
-                                                             std::min(restart, borth_chunk), kmax,
-                                                             sizeof(T)));
+        std::size_t bytes = ortho::borth_workspace_bytes(
+            borth_method, n, std::min(restart, borth_chunk), kmax, sizeof(T));
         for (int k = 1; k <= kmax; ++k)
             for (const ortho::TsqrMethod method : {o.tsqr, o.fallback_tsqr})
                 bytes = std::max(bytes, ortho::tsqr_workspace_bytes(method, hd, n, k, sizeof(T)));
@@ -165,7 +166,7 @@ struct GpuBackend {
 
     double norm_of(const T* w)
     {
-        blas::dot(n, w, w, scalar(), ws.data(), ws.bytes(), hd.stream);
+        blas::dot(n, w, w, scalar(), dots.data(), dots.bytes(), hd.stream);
         d2h(host.data(), scalar(), 1);
         sync();
         return std::sqrt(std::max(0.0, static_cast<double>(host[0])));
@@ -184,7 +185,7 @@ struct GpuBackend {
     }
     void mpk(int j, int k, const std::vector<MpkStep>& steps)
     {
-        matrix_powers(a, steps, k, normalize, col(j), n, norm2(), ws.data(), ws.bytes(),
+        matrix_powers(a, steps, k, normalize, col(j), n, norm2(), dots.data(), dots.bytes(),
                       hd.stream);
     }
     void borth(int j, int k)
@@ -237,7 +238,7 @@ struct GpuBackend {
     {
         ptrs.resize(static_cast<std::size_t>(k));
         for (int c = 0; c < k; ++c) ptrs[c] = col(j + 1 + c);
-        blas::mdot(n, k, ptrs.data(), ptrs.data(), tail(), ws.data(), ws.bytes(), hd.stream);
+        blas::mdot(n, k, ptrs.data(), ptrs.data(), tail(), dots.data(), dots.bytes(), hd.stream);
         d2h(host.data(), tail(), static_cast<std::size_t>(k));
         sync();
         for (int c = 0; c < k; ++c)

@@ -279,7 +279,8 @@ struct Balanced {
 template <typename T>
 Balanced<T> balance(const Csr<T>& a);
 
-/// Bytes of device workspace matrix_powers needs for vectors of n entries (its dot products).
+/// Bytes of device workspace matrix_powers needs for vectors of n entries (its dot products):
+/// blas::dot_workspace_bytes(n, 1).
 std::size_t matrix_powers_workspace_bytes(std::int64_t n);
 
 /// The matrix powers kernel on one GPU: for t = 0 .. k - 1, column t + 1 of V from column t
@@ -290,8 +291,11 @@ std::size_t matrix_powers_workspace_bytes(std::int64_t n);
 /// values, entries 1..k written when normalize (not read or written otherwise; entry 0 never);
 /// sigma_t for the b2 term is mpk_scale(norm2[t]). Enqueued on `stream`, no synchronization. The
 /// multi-GPU MPK of yamazaki2014 Sec. IV (ghost exchange, boundary rows) replaces this function.
-/// Throws std::invalid_argument for k < 1, steps.size() < k, steps[0].b2 != 0, ld < n, null
-/// pointers or a workspace below matrix_powers_workspace_bytes(n).
+/// `workspace` is a dot workspace (kernels/dot.hpp) of >= matrix_powers_workspace_bytes(n)
+/// bytes: its counter region zeroed before the first call (blas::DotWorkspace(n, 1), or
+/// blas::dot_workspace_init) and written by nothing but dot kernels; each call leaves it ready
+/// for the next. Throws std::invalid_argument for k < 1, steps.size() < k, steps[0].b2 != 0,
+/// ld < n, null pointers or a workspace below matrix_powers_workspace_bytes(n).
 template <typename T>
 void matrix_powers(spmv::SpmvOperator<T>& a, const std::vector<MpkStep>& steps, int k,
                    bool normalize, T* V, std::int64_t ld, T* norm2, void* workspace,

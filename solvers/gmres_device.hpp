@@ -56,7 +56,9 @@ public:
                   cudaStream_t stream)
         : n_(n), ld_(ld), m_(restart), orth_(orth), stream_(stream),
           v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 4),
-          ws_(workspace_bytes(n, restart, orth)), host_(2 * static_cast<std::size_t>(restart) + 4),
+          dot_ws_(n, std::min(restart + 1, chunk)),
+          gram_ws_(gram_workspace_bytes(n, restart, orth)),
+          host_(2 * static_cast<std::size_t>(restart) + 4),
           lowsync_(restart), coef_(2 * static_cast<std::size_t>(restart) + 4)
     {
     }
@@ -102,7 +104,8 @@ public:
             for (int i = 0; i <= j; ++i) h[i] = host_[i] + host_[m_ + 1 + i];
         } else {
             for (int i = 0; i <= j; ++i) {
-                blas::dot(n_, col(i), w, c_.data() + i, ws_.data(), ws_.bytes(), stream_);
+                blas::dot(n_, col(i), w, c_.data() + i, dot_ws_.data(), dot_ws_.bytes(),
+                          stream_);
                 reduce(c_.data() + i, 1);
                 blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(i), ld_, c_.data() + i, 1, T(1), w,
                                       n_, stream_);
@@ -135,7 +138,8 @@ public:
         T* g = c_.data();
         if (j == 0) {  // the first CGS pass of A v_0
             apply(col(0), col(1));
-            blas::mdgm(n_, 1, col(0), ld_, col(1), first(), ws_.data(), ws_.bytes(), stream_);
+            blas::mdgm(n_, 1, col(0), ld_, col(1), first(), dot_ws_.data(), dot_ws_.bytes(),
+                       stream_);
             reduce(first(), 1);
             blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(0), ld_, first(), 1, T(1), col(1), n_,
                                   stream_);
@@ -146,7 +150,7 @@ public:
         if (ahead) apply(col(j + 1), col(j + 2));
         for (int c0 = 0; c0 < kv; c0 += chunk)
             blas::gram(n_, std::min(chunk, kv - c0), col(c0), ld_, kw, col(j + 1), ld_, g + c0,
-                       kv, ws_.data(), ws_.bytes(), stream_);
+                       kv, gram_ws_.data(), gram_ws_.bytes(), stream_);
         reduce(g, kv * kw);
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(host_.data(), g, sizeof(T) * kv * kw,
                                           cudaMemcpyDeviceToHost, stream_));
@@ -202,12 +206,12 @@ private:
     T* norm2() { return c_.data() + 2 * m_ + 2; }
     T* first() { return c_.data() + 2 * m_ + 3; }
 
-    static std::size_t workspace_bytes(std::int64_t n, int restart, ArnoldiOrth orth)
+    /// blas::gram's workspace (cgs2_lowsync only; 0 otherwise).
+    static std::size_t gram_workspace_bytes(std::int64_t n, int restart, ArnoldiOrth orth)
     {
-        const std::size_t dots = blas::dot_workspace_bytes(n, std::min(restart + 1, chunk));
-        if (orth != ArnoldiOrth::cgs2_lowsync) return dots;
-        return std::max(dots, blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), 2,
-                                                         static_cast<int>(sizeof(T))));
+        if (orth != ArnoldiOrth::cgs2_lowsync) return 0;
+        return blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), 2,
+                                          static_cast<int>(sizeof(T)));
     }
 
     /// w := factor (w - [v_0 .. v_{k-1}] b) for a device vector b of k entries, chunk by chunk.
@@ -261,7 +265,7 @@ private:
     template <typename Reduce>
     void dot_self(const T* w, Reduce& reduce)
     {
-        blas::dot(n_, w, w, norm2(), ws_.data(), ws_.bytes(), stream_);
+        blas::dot(n_, w, w, norm2(), dot_ws_.data(), dot_ws_.bytes(), stream_);
         reduce(norm2(), 1);
     }
 
@@ -291,7 +295,7 @@ private:
         T* h = c_.data() + offset;
         for (int c0 = 0; c0 <= j; c0 += chunk) {
             const int k = std::min(chunk, j + 1 - c0);
-            blas::mdgm(n_, k, col(c0), ld_, w, h + c0, ws_.data(), ws_.bytes(), stream_);
+            blas::mdgm(n_, k, col(c0), ld_, w, h + c0, dot_ws_.data(), dot_ws_.bytes(), stream_);
         }
         reduce(h, j + 1);
         for (int c0 = 0; c0 <= j; c0 += chunk) {
@@ -308,7 +312,11 @@ private:
     cudaStream_t stream_;
     device_buffer<T> v_;
     device_buffer<T> c_;
-    device_buffer<unsigned char> ws_;
+    // Two workspaces: the dot kernels' own (ticket counters zeroed once by DotWorkspace, left
+    // zero by every dot / mdgm; no other kernel writes it) and blas::gram's, which writes its
+    // partials from offset 0 and so must never share memory with the dot counters.
+    blas::DotWorkspace dot_ws_;
+    device_buffer<unsigned char> gram_ws_;
     std::vector<T> host_;  // copy of c
     LowSyncArnoldi<T> lowsync_;
     pinned_array<T> coef_;  // cgs2_lowsync: C of fused_update, or d's last entry, for the device

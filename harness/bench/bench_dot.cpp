@@ -141,7 +141,9 @@ SharedYData<T>::SharedYData(std::int64_t n_, int k_max_, const char* who) : n(n_
     y = device_buffer<T>(un);
     result = device_buffer<T>(static_cast<std::size_t>(k_max));
     one_zero = device_buffer<T>(std::vector<T>{T(1), T(0)});
-    workspace = device_buffer<double>(blas::dot_workspace_bytes(n, k_max) / sizeof(double) + 1);
+    // Counters zeroed once here; only dot, mdot and mdgm use this workspace (L2Flush and cuBLAS
+    // have their own memory), and each call leaves the counters zero for the next.
+    workspace = blas::DotWorkspace(n, k_max);
     std::vector<T> host_y, column;
     dot_bench::fill_pattern(y.data(), n, 0, host_y);
     reference.resize(static_cast<std::size_t>(k_max));

@@ -22,6 +22,7 @@
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/core/machine.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
 
 #include <cublas_v2.h>
 #include <nlohmann/json.hpp>
@@ -74,7 +75,7 @@ struct SharedYData {
     std::int64_t n;
     int k_max;
     device_buffer<T> V, y, result, one_zero;  // one_zero: gemv's alpha, beta (device)
-    device_buffer<double> workspace;          // blas::dot_workspace_bytes(n, k_max)
+    blas::DotWorkspace workspace;             // (n, k_max): the dot variants' own, zeroed
     std::vector<T> reference;                 // V(:, j) . y by blas::reference::dot
     std::vector<const T*> xs, ys;             // the columns of V; y k_max times
 };

@@ -196,18 +196,29 @@ models::Traffic tall_skinny_traffic(TallSkinnyVariant v, std::int64_t n, int k, 
 
 // ---- Data -------------------------------------------------------------------------------------
 
+namespace {
+
+/// Bytes of the gram kernels' workspace for these ks: the largest of gram's and gram_batched's.
 template <typename T>
-std::size_t TallSkinnyData<T>::workspace_bytes(std::int64_t n, const std::vector<int>& ks)
+std::size_t gram_bytes(std::int64_t n, const std::vector<int>& ks)
 {
     constexpr int value_bytes = static_cast<int>(sizeof(T));
-    const int k_max = ks.empty() ? 0 : *std::max_element(ks.begin(), ks.end());
-    std::size_t bytes = blas::dot_workspace_bytes(n, k_max);
+    std::size_t bytes = 0;
     for (const int k : ks) {
         bytes = std::max(bytes, blas::gram_workspace_bytes(n, k, k, value_bytes));
         bytes = std::max(bytes, blas::gram_batched_workspace_bytes(
                                     n, k, k, tall_skinny_gram_batched_h, value_bytes));
     }
     return bytes;
+}
+
+}  // namespace
+
+template <typename T>
+std::size_t TallSkinnyData<T>::workspace_bytes(std::int64_t n, const std::vector<int>& ks)
+{
+    const int k_max = ks.empty() ? 0 : *std::max_element(ks.begin(), ks.end());
+    return gram_bytes<T>(n, ks) + blas::dot_workspace_bytes(n, k_max);
 }
 
 template <typename T>
@@ -228,7 +239,8 @@ TallSkinnyData<T>::TallSkinnyData(std::int64_t n_, const std::vector<int>& ks,
     const auto uk = static_cast<std::size_t>(k_max);
     V = device_buffer<T>(un * uk);
     y = device_buffer<T>(un);
-    workspace = device_buffer<double>(workspace_bytes(n, ks) / sizeof(double) + 1);
+    workspace = device_buffer<double>(gram_bytes<T>(n, ks) / sizeof(double) + 1);
+    dot_workspace = blas::DotWorkspace(n, k_max);
     r = device_buffer<T>(uk);
     B = device_buffer<T>(uk * uk);
     std::vector<T> host_small(uk * uk, T(0));
@@ -263,10 +275,12 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
     T* B = d.B.data();
     void* ws = d.workspace.data();
     const std::size_t ws_bytes = d.workspace.bytes();
+    void* dot_ws = d.dot_workspace.data();
+    const std::size_t dot_ws_bytes = d.dot_workspace.bytes();
     std::function<void()> call;
     using TV = TallSkinnyVariant;
     switch (variant) {
-    case TV::mdgm: call = [&] { blas::mdgm(n, k, V, n, y, r, ws, ws_bytes, s); }; break;
+    case TV::mdgm: call = [&] { blas::mdgm(n, k, V, n, y, r, dot_ws, dot_ws_bytes, s); }; break;
     case TV::per_column: call = [&] { blas::gemv_t_per_column(n, k, V, n, y, r, s); }; break;
     case TV::cublas_gemv_t:
         call = [&] { gemv(handle, CUBLAS_OP_T, n_int, k, &one, V, n_int, y, &zero, r); };

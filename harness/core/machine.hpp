@@ -21,7 +21,7 @@ struct MachineProfile {
     double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
     double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
     double kernel_fixed_us = 0.0;     // per streaming kernel on top of its bytes / triad bandwidth
-    double reduction_fixed_us = 0.0;  // per two-stage dot (both kernels), the same way
+    double reduction_fixed_us = 0.0;  // per blas::dot (one launch since issue 30), the same way
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
     models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
@@ -30,7 +30,7 @@ struct MachineProfile {
 /// Measures the profile of the current device: bandwidth on arrays of >= 2^28 doubles and >= 8x
 /// the L2 size (median of 20 reps after warm-up, CUDA events), launch latencies (median of
 /// host wall-clock samples), reduction round trip, the fixed costs of a streaming kernel and of
-/// a two-stage dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
+/// a dot, blas::dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
 /// the triad bandwidth), dgemm, and the SpMV time model's figures
 /// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log`

@@ -1,6 +1,7 @@
 // Dot-product kernels (kernels/dot.hpp), the CPU tests of test_dot_gpu (no GPU needed): the
-// reference twins (hand-checkable cases), the argument checks, workspace query, chunk bookkeeping
-// and traffic models. The GPU tests are in test_dot_gpu.cpp.
+// reference twins (hand-checkable cases), the argument checks, workspace query and its owner
+// (no CUDA call when empty), chunk bookkeeping and traffic models. The GPU tests are in
+// test_dot_gpu.cpp.
 #include "kernels/dot.hpp"
 #include "kernels/test/expect_invalid.hpp"
 
@@ -110,9 +111,11 @@ TEST(DotArguments, BadArgumentsThrowNamingFunctionAndParameter)
                    {"kbench::blas::dot", "result is null"});
     expect_invalid([&] { dot<double>(n, p, p, r, w, need - 1, s); },
                    {"kbench::blas::dot", "workspace_bytes = " + std::to_string(need - 1),
-                    "dot_workspace_bytes(n = 5000, k = 1) = " + std::to_string(need)});
+                    "dot_workspace_bytes(n = 5000, k = 1) = " + std::to_string(need),
+                    "dot_counter_bytes = 256 bytes of ticket counters",
+                    "k x dot_max_blocks(n) = 1 x 5 partial sums"});
     expect_invalid([&] { dot<double>(n, p, p, r, nullptr, need, s); },
-                   {"kbench::blas::dot", "workspace is null"});
+                   {"kbench::blas::dot", "workspace is null", "counter region"});
     expect_invalid([&] { dot<double>(n, p, p, r, ws + 4, need, s); },
                    {"kbench::blas::dot", "workspace is not aligned to 8"});
 
@@ -166,18 +169,56 @@ TEST(DotArguments, ZeroProductsIsANoOpWithoutCudaCalls)
 
 // ---- CPU: workspace query, chunk bookkeeping, traffic models ------------------------------
 
-TEST(DotWorkspace, OnePartialPerBlockAndProductBounded)
+TEST(DotWorkspace, CounterRegionThenOnePartialPerBlockAndProduct)
 {
     EXPECT_EQ(dot_max_blocks(0), 1);
     EXPECT_EQ(dot_max_blocks(1024), 1);
     EXPECT_EQ(dot_max_blocks(1025), 2);
     EXPECT_EQ(dot_max_blocks(std::int64_t{1} << 40), 2048);
 
+    // 256 bytes of counters (room for the 16 chunks of mdot at k = 64), then the partials.
+    EXPECT_EQ(dot_counter_bytes, 256u);
+    EXPECT_EQ(dot_max_counters, 16);
     EXPECT_EQ(dot_workspace_bytes(1024, 64), 0u);  // one block writes the results itself
     EXPECT_EQ(dot_workspace_bytes(1 << 20, 0), 0u);
-    EXPECT_EQ(dot_workspace_bytes(1025, 1), 2 * sizeof(double));
-    EXPECT_EQ(dot_workspace_bytes(100000, 3), 3u * 98 * sizeof(double));  // ceil(1e5 / 1024)
-    EXPECT_EQ(dot_workspace_bytes(std::int64_t{1} << 40, 64), 64u * 2048 * sizeof(double));
+    EXPECT_EQ(dot_workspace_bytes(1025, 1), 256u + 2 * sizeof(double));
+    EXPECT_EQ(dot_workspace_bytes(100000, 3), 256u + 3u * 98 * sizeof(double));  // ceil(1e5/1024)
+    EXPECT_EQ(dot_workspace_bytes(3000000, 9), 256u + 9u * 2048 * sizeof(double));
+    EXPECT_EQ(dot_workspace_bytes(std::int64_t{1} << 40, 64), 256u + 64u * 2048 * sizeof(double));
+
+    // Nondecreasing in n and k: the size for the largest call serves the smaller ones.
+    std::size_t previous = 0;
+    for (std::int64_t n : {0, 1, 1024, 1025, 5000, 100000, 3000000}) {
+        EXPECT_GE(dot_workspace_bytes(n, 5), previous) << "n = " << n;
+        EXPECT_GE(dot_workspace_bytes(n, 6), dot_workspace_bytes(n, 5)) << "n = " << n;
+        previous = dot_workspace_bytes(n, 5);
+    }
+}
+
+TEST(DotWorkspace, InitAndOwnerNeedNoCudaCallWhenEmpty)
+{
+    // Without a GPU any CUDA call would throw kbench::cuda_error: none is made for 0 bytes.
+    EXPECT_NO_THROW(dot_workspace_init(nullptr, 0, nullptr));
+    const DotWorkspace none;
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(none.bytes(), 0u);
+    DotWorkspace small(1024, 64);  // one block per chunk: no workspace needed
+    EXPECT_TRUE(small.empty());
+    EXPECT_EQ(small.data(), nullptr);
+}
+
+TEST(DotWorkspace, BadInitArgumentsThrowNamingTheCounterRegion)
+{
+    alignas(16) static unsigned char ws[16];
+    expect_invalid([] { dot_workspace_init(nullptr, 512, nullptr); },
+                   {"kbench::blas::dot_workspace_init", "workspace is null",
+                    "workspace_bytes = 512"});
+    expect_invalid([] { dot_workspace_init(ws, 16, nullptr); },
+                   {"kbench::blas::dot_workspace_init", "workspace_bytes = 16",
+                    "dot_counter_bytes = 256", "counter region"});
+    expect_invalid([] { DotWorkspace w(-1, 1); }, {"kbench::blas::dot_workspace_bytes", "n = -1"});
+    expect_invalid([] { DotWorkspace w(5000, 65); },
+                   {"kbench::blas::dot_workspace_bytes", "k = 65"});
 }
 
 TEST(DotChunks, MdotReadsEachDistinctVectorOncePerChunk)

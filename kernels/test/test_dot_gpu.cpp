@@ -3,6 +3,13 @@
 // needed) of the reference twins, argument checks, workspace query, chunk bookkeeping and
 // traffic models: test_dot_cpu.cpp.
 //
+// Workspaces follow dot.hpp's contract: the counter region zeroed, the partial sums filled with
+// 0xff bytes (NaN) so that results cannot depend on what they held. The single-launch tests at
+// the end check the contract itself: correctness over a span of n and k, 50 calls giving the
+// same bits and leaving the counters zero, calls of alternating shapes on one workspace, a
+// captured CUDA graph, and the bits of the former two-launch sum (emulated on the host from the
+// partials the launch left in the workspace).
+//
 // GPU tests use two kinds of data:
 // * Dyadic data, values in {0, +-1/2, +-1}: every product is a multiple of 1/4 of magnitude
 //   <= 1, so every partial sum is a multiple of 1/4 of magnitude <= n and is exact in float
@@ -12,8 +19,9 @@
 // * Random data uniform in [-1, 1): checks the rounding error against a bound. Each product
 //   x_i*y_i passes through at most m roundings on its way to the result: 1 (multiply or FMA)
 //   + the thread's grid-stride chain (<= ceil(n / 256) + 4 additions even with one block and
-//   16-byte packs) + the tail add (1) + the block tree (log2 256 = 8) + stage 2's strided chain
-//   (<= 2048 / 256 = 8) + its block tree (8), so m <= ceil(n / 256) + 32. Higham's bound for a
+//   16-byte packs) + the tail add (1) + the block tree (log2 256 = 8) + the finishing block's
+//   strided chain over the partials (<= 2048 / 256 = 8) + its block tree (8), so
+//   m <= ceil(n / 256) + 32. Higham's bound for a
 //   sum in any such tree gives |gpu - exact| <= gamma_m * sum_i |x_i y_i|, gamma_m =
 //   m u / (1 - m u), u = eps(T) / 2; the reference adds at most u |ref| when rounding its long
 //   double sum to T. For double, n = 1e6: m u ~ 3939 * 1.1e-16 ~ 4.4e-13 relative to
@@ -26,8 +34,10 @@
 #include "matrices/test/random_data.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -122,12 +132,38 @@ void expect_matches(bool dyadic, std::int64_t n, const std::vector<T>& got,
     }
 }
 
-/// A device workspace of exactly dot_workspace_bytes(n, k) bytes, filled with 0xff bytes (NaN
-/// as float or double) so that results cannot depend on what it held.
+/// 0xff bytes: NaN as float or double, and a value no partial sum of finite data has.
+constexpr unsigned char poison = 0xff;
+
+/// A device workspace of exactly dot_workspace_bytes(n, k) bytes, ready as dot.hpp asks: the
+/// counter region zero, the partial sums filled with 0xff bytes (NaN as float or double) so that
+/// results cannot depend on what they held.
 device_buffer<unsigned char> workspace_for(std::int64_t n, int k)
 {
     const std::size_t bytes = dot_workspace_bytes(n, k);
-    return device_buffer<unsigned char>(std::vector<unsigned char>(bytes, 0xff));
+    std::vector<unsigned char> host(bytes, poison);
+    const std::size_t counters = std::min(bytes, dot_counter_bytes);
+    std::fill_n(host.begin(), counters, static_cast<unsigned char>(0));
+    return device_buffer<unsigned char>(host);
+}
+
+/// The counter region of a workspace (device-synchronous read); empty for an empty workspace.
+std::vector<unsigned int> counters_of(const void* workspace, std::size_t workspace_bytes)
+{
+    if (workspace_bytes == 0) return {};
+    std::vector<unsigned int> counters(dot_counter_bytes / sizeof(unsigned int));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    KBENCH_CUDA_CHECK(cudaMemcpy(counters.data(), workspace, dot_counter_bytes,
+                                 cudaMemcpyDeviceToHost));
+    return counters;
+}
+
+/// Expects every counter of the workspace to be 0.
+void expect_counters_zero(const void* workspace, std::size_t workspace_bytes)
+{
+    const std::vector<unsigned int> counters = counters_of(workspace, workspace_bytes);
+    for (std::size_t c = 0; c < counters.size(); ++c)
+        EXPECT_EQ(counters[c], 0u) << "counter " << c << " left non-zero";
 }
 
 template <typename T>
@@ -459,6 +495,422 @@ TEST(DotGpu, ZeroProductsLeavesResultsUntouched)
     mdot<double>(2000, 0, &px, &px, result.data(), nullptr, 0, stream);
     mdgm<double>(2000, 0, px, 2000, px, result.data(), nullptr, 0, stream);
     EXPECT_TRUE(std::isnan(result.to_host()[0]));
+}
+
+// ---- GPU: single launch, workspace contract ----------------------------------------------
+
+/// A pool of 16 device vectors of n elements (seeds 600 + v) and y (seed 700), on the host too.
+template <typename T>
+struct vector_pool {
+    std::vector<test_vector<T>> vecs;
+    test_vector<T> y;
+};
+
+template <typename T>
+vector_pool<T> make_pool(bool dyadic, std::int64_t n)
+{
+    vector_pool<T> pool;
+    for (std::uint32_t v = 0; v < 16; ++v)
+        pool.vecs.push_back(upload(make_data<T>(dyadic, n, 600 + v), 0));
+    pool.y = upload(make_data<T>(dyadic, n, 700), 0);
+    return pool;
+}
+
+/// The n x k column-major V (ld = n) whose column j is pool vector j % 16, copied on the device.
+template <typename T>
+device_buffer<T> pool_matrix(const vector_pool<T>& pool, std::int64_t n, int k)
+{
+    device_buffer<T> V(static_cast<std::size_t>(n) * static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j)
+        KBENCH_CUDA_CHECK(cudaMemcpy(V.data() + std::int64_t{j} * n, pool.vecs[j % 16].ptr(),
+                                     sizeof(T) * static_cast<std::size_t>(n),
+                                     cudaMemcpyDeviceToDevice));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    return V;
+}
+
+/// Pair i of the mdot cases: (pool[i % 16], pool[(3 i + 1) % 16]) for even i, (pool[i % 16], y)
+/// for odd i: distinct pairs, shared vectors and norms (i = 8, 24, ...: 3 i + 1 = i mod 16).
+template <typename T>
+void pool_pairs(const vector_pool<T>& pool, int k, std::vector<const T*>& dx,
+                std::vector<const T*>& dy, std::vector<const T*>& hx, std::vector<const T*>& hy)
+{
+    dx.resize(k);
+    dy.resize(k);
+    hx.resize(k);
+    hy.resize(k);
+    for (int i = 0; i < k; ++i) {
+        const test_vector<T>& a = pool.vecs[i % 16];
+        const test_vector<T>& b = i % 2 == 0 ? pool.vecs[(3 * i + 1) % 16] : pool.y;
+        dx[i] = a.ptr();
+        dy[i] = b.ptr();
+        hx[i] = a.host.data();
+        hy[i] = b.host.data();
+    }
+}
+
+/// (a) dot, mdot and mdgm against the references over n in {1, 1023, 1024, 1025, 1e5, 3e6} and
+/// k in {1, 3, 4, 5, 8, 9, 64}, each call on a fresh workspace of exactly the queried size;
+/// the counters are zero afterwards.
+template <typename T>
+void check_span(bool dyadic)
+{
+    const cuda_stream stream;
+    const std::int64_t sizes[] = {1, 1023, 1024, 1025, 100000, 3000000};
+    const int counts[] = {1, 3, 4, 5, 8, 9, 64};
+    for (const std::int64_t n : sizes) {
+        const vector_pool<T> pool = make_pool<T>(dyadic, n);
+        {
+            SCOPED_TRACE(testing::Message() << "dot n=" << n);
+            std::vector<T> ref(1);
+            reference::dot(n, pool.vecs[0].host.data(), pool.y.host.data(), ref.data());
+            device_buffer<unsigned char> work = workspace_for(n, 1);
+            device_buffer<T> result = poisoned_results<T>(1);
+            dot(n, pool.vecs[0].ptr(), pool.y.ptr(), result.data(), work.data(), work.size(),
+                stream);
+            expect_matches(dyadic, n, result.to_host(), ref,
+                           {abs_dot(n, pool.vecs[0].host.data(), pool.y.host.data())});
+            expect_counters_zero(work.data(), work.size());
+        }
+        for (const int k : counts) {
+            SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k);
+            std::vector<const T*> dx, dy, hx, hy;
+            pool_pairs(pool, k, dx, dy, hx, hy);
+            std::vector<T> ref(k);
+            std::vector<double> abs_sums(k);
+            reference::mdot(n, k, hx.data(), hy.data(), ref.data());
+            for (int i = 0; i < k; ++i) abs_sums[i] = abs_dot(n, hx[i], hy[i]);
+            device_buffer<unsigned char> work = workspace_for(n, k);
+            device_buffer<T> result = poisoned_results<T>(k);
+            mdot(n, k, dx.data(), dy.data(), result.data(), work.data(), work.size(), stream);
+            expect_matches(dyadic, n, result.to_host(), ref, abs_sums);
+            expect_counters_zero(work.data(), work.size());
+
+            // mdgm: column j of V is pool vector j % 16, so its reference is an mdot with y.
+            const device_buffer<T> V = pool_matrix(pool, n, k);
+            for (int j = 0; j < k; ++j) {
+                hx[j] = pool.vecs[j % 16].host.data();
+                hy[j] = pool.y.host.data();
+                abs_sums[j] = abs_dot(n, hx[j], hy[j]);
+            }
+            reference::mdot(n, k, hx.data(), hy.data(), ref.data());
+            device_buffer<T> column_result = poisoned_results<T>(k);
+            device_buffer<unsigned char> work2 = workspace_for(n, k);
+            mdgm(n, k, V.data(), n, pool.y.ptr(), column_result.data(), work2.data(), work2.size(),
+                 stream);
+            expect_matches(dyadic, n, column_result.to_host(), ref, abs_sums);
+            expect_counters_zero(work2.data(), work2.size());
+        }
+    }
+}
+
+TEST(DotGpuSingleLaunch, SpanOfSizesAndCountsDyadicExactFloat)
+{
+    KBENCH_REQUIRE_GPU();
+    check_span<float>(true);  // 4 n <= 2^24 for every n here: exact in float
+}
+
+TEST(DotGpuSingleLaunch, SpanOfSizesAndCountsRandomWithinBoundDouble)
+{
+    KBENCH_REQUIRE_GPU();
+    check_span<double>(false);
+}
+
+/// One call of the repeated / alternating tests: which launcher, n, k.
+enum class Launcher { dot, mdot, mdgm };
+struct Shape {
+    Launcher launcher;
+    std::int64_t n;
+    int k;
+};
+
+/// Inputs for calls of several shapes: a pool of vectors of n_max elements (shorter calls use
+/// their first n) and V = the pool as an n_max x 64 matrix (ld n_max).
+template <typename T>
+struct shape_data {
+    shape_data(bool dyadic, std::int64_t n_max)
+        : n_max(n_max), pool(make_pool<T>(dyadic, n_max)),
+          V(pool_matrix(pool, n_max, max_dot_vectors))
+    {}
+    std::int64_t n_max;
+    vector_pool<T> pool;
+    device_buffer<T> V;
+
+    /// Enqueues the call on `stream` (result: k device values); no synchronization.
+    void call(const Shape& c, T* result, void* work, std::size_t work_bytes, cudaStream_t stream)
+    {
+        std::vector<const T*> dx, dy, hx, hy;
+        switch (c.launcher) {
+        case Launcher::dot:
+            dot(c.n, pool.vecs[0].ptr(), pool.y.ptr(), result, work, work_bytes, stream);
+            break;
+        case Launcher::mdot:
+            pool_pairs(pool, c.k, dx, dy, hx, hy);
+            mdot(c.n, c.k, dx.data(), dy.data(), result, work, work_bytes, stream);
+            break;
+        case Launcher::mdgm:
+            mdgm(c.n, c.k, V.data(), n_max, pool.y.ptr(), result, work, work_bytes, stream);
+            break;
+        }
+    }
+    /// The reference results of the call.
+    std::vector<T> reference(const Shape& c) const
+    {
+        std::vector<const T*> dx, dy, hx, hy;
+        const int k = c.launcher == Launcher::dot ? 1 : c.k;
+        pool_pairs(pool, k, dx, dy, hx, hy);
+        if (c.launcher != Launcher::mdot) {
+            for (int j = 0; j < k; ++j) {
+                hx[j] = pool.vecs[j % 16].host.data();
+                hy[j] = pool.y.host.data();
+            }
+        }
+        std::vector<T> ref(k);
+        reference::mdot(c.n, k, hx.data(), hy.data(), ref.data());
+        return ref;
+    }
+};
+
+int products(const Shape& c) { return c.launcher == Launcher::dot ? 1 : c.k; }
+
+/// (b) 50 calls of each shape on one workspace: the same bits every time, and the counters back
+/// to zero after every call.
+template <typename T>
+void check_repeated_calls()
+{
+    const cuda_stream stream;
+    const std::int64_t n = (1 << 20) + 3;
+    shape_data<T> data(false, n);
+    device_buffer<unsigned char> work = workspace_for(n, max_dot_vectors);
+    device_buffer<T> result(max_dot_vectors);
+    const Shape shapes[] = {{Launcher::dot, n, 1},
+                            {Launcher::mdot, n, 17},
+                            {Launcher::mdgm, n, 9},
+                            {Launcher::mdgm, 100003, max_dot_vectors},  // column groups at this n
+                            {Launcher::mdgm, 5000, 64}};
+    for (const Shape& c : shapes) {
+        SCOPED_TRACE(testing::Message() << "launcher " << static_cast<int>(c.launcher)
+                                        << " n=" << c.n << " k=" << c.k);
+        std::vector<T> first;
+        for (int call = 0; call < 50; ++call) {
+            data.call(c, result.data(), work.data(), work.size(), stream);
+            std::vector<T> got = result.to_host();
+            got.resize(static_cast<std::size_t>(products(c)));
+            if (call == 0) {
+                first = got;
+                expect_matches(false, c.n, got, data.reference(c),
+                               std::vector<double>(got.size(), double(c.n)));
+            }
+            EXPECT_TRUE(same_bits(got, first)) << "call " << call;
+            expect_counters_zero(work.data(), work.size());
+            if (testing::Test::HasFailure()) return;
+        }
+    }
+}
+
+TEST(DotGpuSingleLaunch, FiftyCallsSameBitsCountersBackToZeroDouble)
+{
+    KBENCH_REQUIRE_GPU();
+    check_repeated_calls<double>();
+}
+
+TEST(DotGpuSingleLaunch, FiftyCallsSameBitsCountersBackToZeroFloat)
+{
+    KBENCH_REQUIRE_GPU();
+    check_repeated_calls<float>();
+}
+
+/// (c) Calls of alternating n and k (and launcher) on one workspace, sized once for the largest:
+/// every result exact (dyadic data), three rounds in two orders.
+template <typename T>
+void check_alternating_shapes()
+{
+    const cuda_stream stream;
+    const std::int64_t n_max = 3000000;
+    shape_data<T> data(true, n_max);
+    device_buffer<unsigned char> work = workspace_for(n_max, max_dot_vectors);
+    device_buffer<T> result(max_dot_vectors);
+    std::vector<Shape> shapes = {
+        {Launcher::dot, n_max, 1},         {Launcher::mdot, 5000, 9},
+        {Launcher::mdgm, 100000, 64},      {Launcher::mdgm, 2000, 3},
+        {Launcher::dot, 1025, 1},          {Launcher::mdot, n_max, 64},
+        {Launcher::mdgm, n_max, 5},        {Launcher::dot, 1000, 1},  // one block: no workspace
+        {Launcher::mdot, 1025, 4},         {Launcher::mdgm, 1023, 8},
+        {Launcher::mdot, 100000, 1},       {Launcher::mdgm, 1024 * 40 + 7, 33}};
+    for (int round = 0; round < 3; ++round) {
+        for (const Shape& c : shapes) {
+            SCOPED_TRACE(testing::Message() << "round " << round << " launcher "
+                                            << static_cast<int>(c.launcher) << " n=" << c.n
+                                            << " k=" << c.k);
+            data.call(c, result.data(), work.data(), work.size(), stream);
+            std::vector<T> got = result.to_host();
+            got.resize(static_cast<std::size_t>(products(c)));
+            expect_matches(true, c.n, got, data.reference(c), {});
+        }
+        std::reverse(shapes.begin(), shapes.end());
+    }
+    expect_counters_zero(work.data(), work.size());
+}
+
+TEST(DotGpuSingleLaunch, AlternatingShapesOnOneWorkspaceDouble)
+{
+    KBENCH_REQUIRE_GPU();
+    check_alternating_shapes<double>();
+}
+
+TEST(DotGpuSingleLaunch, AlternatingShapesOnOneWorkspaceFloat)
+{
+    KBENCH_REQUIRE_GPU();
+    check_alternating_shapes<float>();
+}
+
+TEST(DotGpuSingleLaunch, CapturedGraphReplaysMatchDirectCalls)
+{
+    KBENCH_REQUIRE_GPU();
+    using T = double;
+    const cuda_stream stream;
+    const std::int64_t n = (1 << 20) + 3;
+    shape_data<T> data(false, n);
+    DotWorkspace w(n, max_dot_vectors);  // the RAII owner: counters zeroed
+    expect_counters_zero(w.data(), w.bytes());
+    const Shape shapes[] = {{Launcher::dot, n, 1}, {Launcher::mdot, n, 17},
+                            {Launcher::mdgm, 100003, 64}, {Launcher::mdgm, n, 9}};
+    device_buffer<T> direct(4 * max_dot_vectors), replayed(4 * max_dot_vectors);
+    for (std::size_t i = 0; i < 4; ++i)
+        data.call(shapes[i], direct.data() + i * max_dot_vectors, w.data(), w.bytes(), stream);
+    cuda_graph graph;
+    cudaGraph_t captured = graph.get();
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, captured, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    for (std::size_t i = 0; i < 4; ++i)
+        data.call(shapes[i], replayed.data() + i * max_dot_vectors, w.data(), w.bytes(), stream);
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+    const cuda_graph_exec exec(graph.get());
+    const std::vector<T> want = direct.to_host();
+    for (int replay = 0; replay < 3; ++replay) {
+        KBENCH_CUDA_CHECK(cudaMemset(replayed.data(), 0xff, replayed.bytes()));
+        KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+        exec.launch(stream);
+        std::vector<T> got = replayed.to_host();
+        for (std::size_t i = 0; i < 4; ++i) {
+            const std::size_t k = static_cast<std::size_t>(products(shapes[i]));
+            const auto from = static_cast<std::ptrdiff_t>(i * max_dot_vectors);
+            const std::vector<T> a(want.begin() + from, want.begin() + from + k);
+            const std::vector<T> b(got.begin() + from, got.begin() + from + k);
+            EXPECT_TRUE(same_bits(a, b)) << "replay " << replay << ", call " << i;
+        }
+        expect_counters_zero(w.data(), w.bytes());
+    }
+}
+
+/// (d) The bits of the former two-launch sum: stage 2 was one block of 256 threads per product,
+/// thread t adding partials t, t + 256, ... in order from 0, then block_sum (warp butterflies
+/// by xor 16, 8, 4, 2, 1, then the 8 warp totals, zero-padded to a warp, the same way). Emulated
+/// in T on the host from the partials the launch leaves in the workspace.
+template <typename T>
+T two_launch_sum(const T* partials, std::int64_t blocks)
+{
+    constexpr int threads = 256;
+    const auto warp_sum = [](std::array<T, 32>& v) {
+        for (int m = 16; m > 0; m /= 2) {
+            std::array<T, 32> next{};
+            for (int lane = 0; lane < 32; ++lane) next[lane] = v[lane] + v[lane ^ m];
+            v = next;
+        }
+    };
+    std::array<T, threads> acc{};
+    for (int t = 0; t < threads; ++t) {
+        acc[t] = T(0);
+        for (std::int64_t b = t; b < blocks; b += threads) acc[t] += partials[b];
+    }
+    std::array<T, 32> totals{};
+    for (int w = 0; w < threads / 32; ++w) {
+        std::array<T, 32> lanes{};
+        std::copy(acc.begin() + 32 * w, acc.begin() + 32 * (w + 1), lanes.begin());
+        warp_sum(lanes);
+        totals[w] = lanes[0];
+    }
+    for (int lane = threads / 32; lane < 32; ++lane) totals[lane] = T(0);
+    warp_sum(totals);
+    return totals[0];
+}
+
+/// Runs `c` once on a fresh workspace (partials poisoned), finds the grid's row length G from
+/// the partials written (k G of them, the rest still 0xff bytes) and compares every result
+/// with two_launch_sum of its G partials, bit for bit.
+template <typename T>
+void expect_two_launch_bits(shape_data<T>& data, const Shape& c, cudaStream_t stream)
+{
+    const int k = products(c);
+    device_buffer<unsigned char> work = workspace_for(c.n, k);
+    device_buffer<T> result = poisoned_results<T>(k);
+    data.call(c, result.data(), work.data(), work.size(), stream);
+    const std::vector<T> got = result.to_host();
+    const std::vector<unsigned char> bytes = work.to_host();
+    const std::size_t slots = (bytes.size() - dot_counter_bytes) / sizeof(T);
+    std::vector<T> partials(slots);
+    std::memcpy(partials.data(), bytes.data() + dot_counter_bytes, slots * sizeof(T));
+    T poisoned;
+    std::memset(&poisoned, poison, sizeof(T));
+    std::size_t written = 0;
+    while (written < slots && std::memcmp(&partials[written], &poisoned, sizeof(T)) != 0)
+        ++written;
+    ASSERT_EQ(written % static_cast<std::size_t>(k), 0u) << written << " partials written";
+    const auto blocks = static_cast<std::int64_t>(written / static_cast<std::size_t>(k));
+    ASSERT_GT(blocks, 1) << "one block per chunk: nothing to compare (choose a larger n)";
+    ASSERT_LE(blocks, dot_max_blocks(c.n));
+    for (int j = 0; j < k; ++j) {
+        const T want = two_launch_sum(partials.data() + std::int64_t{j} * blocks, blocks);
+        EXPECT_TRUE(same_bits(std::vector<T>{got[j]}, std::vector<T>{want}))
+            << "product " << j << ": " << got[j] << " vs two-launch " << want << " (G = "
+            << blocks << ")";
+    }
+}
+
+template <typename T>
+void check_two_launch_bits()
+{
+    const cuda_stream stream;
+    const std::int64_t n = 3000000;
+    shape_data<T> data(false, n);
+    const Shape shapes[] = {{Launcher::dot, n, 1},         {Launcher::dot, 5000, 1},
+                            {Launcher::mdot, n, 9},        {Launcher::mdot, 100000, 64},
+                            {Launcher::mdgm, n, 5},        {Launcher::mdgm, 100003, 64},
+                            {Launcher::mdgm, 1025, 33}};
+    for (const Shape& c : shapes) {
+        SCOPED_TRACE(testing::Message() << "launcher " << static_cast<int>(c.launcher)
+                                        << " n=" << c.n << " k=" << c.k);
+        expect_two_launch_bits(data, c, stream);
+    }
+}
+
+TEST(DotGpuSingleLaunch, SameBitsAsTheTwoLaunchSumDouble)
+{
+    KBENCH_REQUIRE_GPU();
+    check_two_launch_bits<double>();
+}
+
+TEST(DotGpuSingleLaunch, SameBitsAsTheTwoLaunchSumFloat)
+{
+    KBENCH_REQUIRE_GPU();
+    check_two_launch_bits<float>();
+}
+
+TEST(DotGpuSingleLaunch, OwnerAndInitZeroTheCounterRegion)
+{
+    KBENCH_REQUIRE_GPU();
+    DotWorkspace owned(1 << 20, 17);
+    EXPECT_EQ(owned.bytes(), dot_workspace_bytes(1 << 20, 17));
+    expect_counters_zero(owned.data(), owned.bytes());
+
+    const cuda_stream stream;
+    device_buffer<unsigned char> raw(
+        std::vector<unsigned char>(dot_workspace_bytes(5000, 3), poison));
+    dot_workspace_init(raw.data(), raw.size(), stream);
+    expect_counters_zero(raw.data(), raw.size());
+    const std::vector<unsigned char> bytes = raw.to_host();  // the partials are left as they were
+    EXPECT_TRUE(std::all_of(bytes.begin() + dot_counter_bytes, bytes.end(),
+                            [](unsigned char b) { return b == poison; }));
 }
 
 }  // namespace

@@ -242,7 +242,10 @@ constexpr int chunk = blas::max_block_columns;  // columns per gram / gemm_rowwi
 /// or stage 1's fused product ((j + 1 + k) x k) at 0 (cregion values), then the squared norms
 /// (kmax + 1), then m + 1 values (y, a block's column norms), the Gram matrix and its factor
 /// (kmax x kmax each), the constant 1. Every sum over the rows is reduced in place on the device
-/// by mpk.exchange().allreduce_sum and then copied to the host.
+/// by mpk.exchange().allreduce_sum and then copied to the host. Two workspaces: `dots`, the
+/// column norms' MDOT workspace (ticket counters zeroed once by blas::DotWorkspace, left zero by
+/// every call, written by nothing else), and `ws` for blas::gram and the serial TSQRs, which
+/// overwrite all of it.
 template <typename T>
 struct GpuBackend {
     DistributedMpk<T>& a;
@@ -255,6 +258,7 @@ struct GpuBackend {
     bool normalize;
     ortho::GpuHandles hd;
     device_buffer<T> v, saved, work, coef;
+    blas::DotWorkspace dots;
     device_buffer<unsigned char> ws;
     std::vector<T> host, n2, scale, c, g;
     std::vector<const T*> ptrs;
@@ -273,10 +277,9 @@ struct GpuBackend {
           v(static_cast<std::size_t>(ld) * (restart + 1)),
           saved(static_cast<std::size_t>(ld) * kmax), work(static_cast<std::size_t>(ld) * 2),
           coef(cregion + kmax + 1 + restart + 1 + 2 * static_cast<std::size_t>(kmax) * kmax + 1),
-          host(cregion + kmax + 1)
+          dots(n, kmax), host(cregion + kmax + 1)
     {
-        std::size_t bytes = std::max(blas::dot_workspace_bytes(n, kmax),
-                                     blas::gram_workspace_bytes(n, chunk, kmax, sizeof(T)));
+        std::size_t bytes = blas::gram_workspace_bytes(n, chunk, kmax, sizeof(T));
         // The serial TSQRs that one rank may run (its n is the global n there).
         for (int k = 1; k <= std::min<std::int64_t>(kmax, n); ++k)
             for (const ortho::TsqrMethod method : {o.tsqr, o.fallback_tsqr})
@@ -322,7 +325,7 @@ struct GpuBackend {
     {
         ptrs.resize(static_cast<std::size_t>(k));
         for (int t = 0; t < k; ++t) ptrs[t] = first + t * ld;
-        blas::mdot(n, k, ptrs.data(), ptrs.data(), tail(), ws.data(), ws.bytes(), hd.stream);
+        blas::mdot(n, k, ptrs.data(), ptrs.data(), tail(), dots.data(), dots.bytes(), hd.stream);
         reduce_to_host(tail(), k, host.data());
     }
     double norm_of(const T* w)

@@ -2,7 +2,9 @@
 //
 // Device workspace, in this order (256-byte aligned pieces): the second pass's coefficients
 // (kq x kv, cgs2 only), the MGS row (kv), blas::gram's workspace (cgs, cgs2) or blas::mdgm's
-// (mgs).
+// (mgs). The caller lends the workspace to other kernels between calls (CA-GMRES: tsqr and
+// gram), so mgs zeroes mdgm's ticket counters (kernels/dot.hpp; blas::dot_workspace_init, one
+// memset on the stream) before its first mdgm of every call; its mdgm calls leave them zero.
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -145,6 +147,7 @@ void borth(BorthMethod method, const GpuHandles& handles, std::int64_t n, int kq
     const cudaStream_t s = handles.stream;
 
     if (method == BorthMethod::mgs) {
+        blas::dot_workspace_init(reduce, p.reduce, s);  // see the file comment
         for (int i = 0; i < kq; ++i) {
             const T* qi = Q + i * ldq;
             blas::mdgm(n, kv, V, ldv, qi, row, reduce, p.reduce, s);  // row = q_i^T V

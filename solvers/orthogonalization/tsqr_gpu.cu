@@ -7,6 +7,12 @@
 //                 workspace;
 //   CAQR:         tau (blocks x k), the stacked Q factor (blocks k x k), cuSOLVER's buffer,
 //                 its info (int).
+// The dot kernels' workspace (Gram-Schmidt) is a piece of the caller's workspace, which the
+// caller also lends to other methods, other shapes and other kernels between calls (block GMRES
+// and CA-GMRES do): its ticket counters (kernels/dot.hpp) cannot be trusted to be zero on
+// entry, so reset_gs zeroes them (blas::dot_workspace_init, one memset on the stream) at the
+// start of every Gram-Schmidt call, before its first dot; the dots of the call leave them zero.
+// The contract of tsqr_gpu.hpp (the workspace holds nothing between calls) stays true.
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -273,11 +279,14 @@ TsqrOutcome finish_gs(const GpuHandles& hd, int k, const GsWork<T>& w, bool tran
                 " after projection, " + number(double(scalars[3])) + " before"};
 }
 
+/// Zeroes R, sets the failure record to -1 and makes the dot workspace ready (its counters
+/// zeroed: see the file comment), on the stream.
 template <typename T>
 void reset_gs(const GpuHandles& hd, int k, const GsWork<T>& w)
 {
     KBENCH_CUDA_CHECK(cudaMemsetAsync(w.r, 0, sizeof(T) * k * k, hd.stream));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(w.failed, 0xff, sizeof(int), hd.stream));  // -1
+    blas::dot_workspace_init(w.reduce, w.reduce_bytes, hd.stream);
 }
 
 /// CGS (passes = 1) or CGS2 (passes = 2): column j is projected against columns 0..j-1.

@@ -13,6 +13,7 @@
 // Ritz shift (the two-stage scheme: by one panel).
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/test/expect_invalid.hpp"
 #include "kernels/test/gpu_test.hpp"
@@ -148,8 +149,9 @@ TEST(MatrixPowersGpu, MatchesTheCpuKernelColumnByColumn)
             for (double v : b) norm += v * v;
             for (index_type i = 0; i < n; ++i) V[i] = b[i] / std::sqrt(norm);
             device_buffer<double> dv(V), dn2(std::vector<double>(k + 1, 0.0));
-            device_buffer<unsigned char> ws(
-                std::max<std::size_t>(matrix_powers_workspace_bytes(n), 1));
+            // A ready dot workspace (counters zeroed), as matrix_powers asks.
+            blas::DotWorkspace ws(n, 1);
+            ASSERT_EQ(ws.bytes(), matrix_powers_workspace_bytes(n));
             matrix_powers(op, steps, k, normalize, dv.data(), n, dn2.data(), ws.data(), ws.bytes(),
                           stream);
             stream.synchronize();
@@ -170,7 +172,7 @@ TEST(MatrixPowersGpu, MatchesTheCpuKernelColumnByColumn)
         }
     }
     device_buffer<double> dv(static_cast<std::size_t>(n) * 3), dn2(3);
-    device_buffer<unsigned char> ws(std::max<std::size_t>(matrix_powers_workspace_bytes(n), 1));
+    blas::DotWorkspace ws(n, 1);
     expect_invalid(
         [&] {
             matrix_powers(op, {{0.0, 1.0}, {0.0, 0.0}}, 2, true, dv.data(), n, dn2.data(),

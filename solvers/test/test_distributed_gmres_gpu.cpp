@@ -65,8 +65,8 @@ Solve solve_gpu(const LocalMatrix<double>& lm, const std::vector<double>& b,
 
 class DistributedGmresGpu : public kbench::test::MpiTest {};
 
-// Same iteration, other summation orders (the GPU's blocked two-stage dot products and SpMV
-// kernels against the CPU's sequential loops): the solves agree as expect_same_solve states
+// Same iteration, other summation orders (the GPU's blocked dot products and SpMV kernels
+// against the CPU's sequential loops): the solves agree as expect_same_solve states
 // (same step count, or within one when an estimate lies within rounding of the tolerance).
 TEST_F(DistributedGmresGpu, MatchesTheCpuSolveOnTheSamePartition)
 {

@@ -78,10 +78,7 @@ nlohmann::json make_entry(const Point& p, const PointTiming& t, int repetitions,
             {"max_rel_error", max_rel_error}};
 }
 
-device_buffer<double> dot_workspace(std::int64_t n, int k)
-{
-    return device_buffer<double>(blas::dot_workspace_bytes(n, k) / sizeof(double) + 1);
-}
+blas::DotWorkspace dot_workspace(std::int64_t n, int k) { return blas::DotWorkspace(n, k); }
 
 // ---- The results document -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
 
 #include <cublas_v2.h>
 #include <fmt/format.h>
@@ -101,8 +102,9 @@ nlohmann::json measure_point(const Point& p, Call&& call, const std::function<do
     return make_entry(p, t, o.repetitions, err);
 }
 
-/// Device workspace of the dot kernels for k products of length n (at least one double).
-device_buffer<double> dot_workspace(std::int64_t n, int k);
+/// A ready workspace of the dot kernels for k products of length n (kernels/dot.hpp: counter
+/// region zeroed; used by the dot kernels only, so nothing else writes the counters).
+blas::DotWorkspace dot_workspace(std::int64_t n, int k);
 
 // ---- The results document -------------------------------------------------------------------
 

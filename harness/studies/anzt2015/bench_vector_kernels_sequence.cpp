@@ -124,7 +124,7 @@ std::vector<SequencePoint> run_sequences(const std::vector<std::int64_t>& ns, in
 
         // Merged: r_hat.v; t.s, t.t (sharing t); r_hat.r, r.r (sharing r); one copy to the host.
         device_buffer<double> result(5);
-        device_buffer<double> ws = dot_workspace(n, 2);
+        blas::DotWorkspace ws = dot_workspace(n, 2);  // the three mdot calls' own workspace
         const double* x1[1] = {p[r_hat]};
         const double* y1[1] = {p[vv]};
         const double* x2[2] = {p[tt], p[tt]};

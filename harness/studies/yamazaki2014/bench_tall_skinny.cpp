@@ -216,7 +216,7 @@ void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vect
     const std::size_t elements = static_cast<std::size_t>(n) * k_max;
     const ortho::GpuHandles h = gpu_.handles();
 
-    // Kernel workspace: the largest of mdgm's, gram's and gram_batched's over the k.
+    // Kernel workspaces: mdgm's own and the largest of gram's and gram_batched's over the k.
     const std::size_t kernel_ws = TallSkinnyData<double>::workspace_bytes(n, ks);
     const std::size_t base_bytes = (elements + n) * sizeof(double) + kernel_ws;
     if (base_bytes + memory_margin > free_device_bytes()) {
@@ -224,7 +224,7 @@ void TallSkinnyBench::measure(const char* sweep, std::int64_t n, const std::vect
                                            base_bytes * 1e-9));
         return;
     }
-    // V, y, r, B, R = I, c and the kernel workspace, filled (bench_tall_skinny.hpp).
+    // V, y, r, B, R = I, c and the kernel workspaces, filled (bench_tall_skinny.hpp).
     TallSkinnyData<double> data(n, ks, gpu_.stream, "fig11");
     device_buffer<double>& V = data.V;
 
