@@ -34,15 +34,15 @@
 // of iterations: its full cycles and its last, shorter one). On the GPU the kernels of a cycle
 // go through the launch pipeline of models/launch_pipeline.hpp, in the order kbench's solver
 // issues them (gmres_cycle_timeline): each launch costs host time, each streaming kernel a fixed
-// device time on top of its bytes (a two-stage dot its own), and each copy of values to the
+// device time on top of its bytes (a dot its own), and each copy of values to the
 // host a synchronization that drains the queue. Those costs dominate small systems; on large
 // ones the host runs ahead during the SpMV and hides the launches of the short kernels behind
 // it.
 // Launches (kernels and copies) of kbench's solver (solvers/gmres_device.hpp): SpMV 1, Jacobi
-// 1, dot 2 (two stages), one-column update 1, scaling 1, the Hessenberg column and the norm to
-// the host 2; MGS step j: 7 + 3j, CGS2 step j: 7 + 6 ceil(j/64) (mdgm 2 and gemm_rowwise 1 per
-// chunk of 64 columns, two passes); one synchronization per step; the restart: 10 launches and
-// 2 synchronizations (the update's copy of y, the residual norm). Left out: the least squares
+// 1, dot 1 (one launch since issue 30), one-column update 1, scaling 1, the Hessenberg column
+// and the norm to the host 2; MGS step j: 6 + 2j, CGS2 step j: 6 + 4 ceil(j/64) (mdgm 1 and
+// gemm_rowwise 1 per chunk of 64 columns, two passes); one synchronization per step; the
+// restart: 9 launches and 2 synchronizations (the update's copy of y, the residual norm). Left out: the least squares
 // (l. 18, m x m on the host) and the bytes of the halo's pack kernel.
 // Overlapped SpMV (GmresSetup::overlap, kbench's DistributedSpmv default on P > 1 ranks,
 // solvers/distributed/distributed_spmv.hpp): the interior rows' product (no ghost column) runs
@@ -116,7 +116,7 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.vector_passes += 5.0 * j;    // l. 11 dot (2) + l. 12 axpy (3), j times
         c.allreduces = j + 1.0;        // j dots (in sequence) + l. 14 norm
         c.allreduce_words = j + 1.0;   // one word each
-        c.launches = 7 + 3.0 * j;  // SpMV, Jacobi, norm's dot (2), 2 copies, scaling; j x (dot 2,
+        c.launches = 6 + 2.0 * j;  // SpMV, Jacobi, norm's dot, 2 copies, scaling; j x (dot,
                                    // update)
         c.working_passes = 3.0 * j + 3;  // w read by each dot, read and written by each update;
                                          // norm 1, scaling 2
@@ -124,7 +124,7 @@ inline GmresCounts gmres_step_counts(int j, GmresOrth orth)
         c.vector_passes += 2.0 * ((j + 1.0) + (j + 2.0));  // two passes of V^T w and w -= V h
         c.allreduces = 3;                                  // 2 projections + l. 14 norm
         c.allreduce_words = 2.0 * j + 1;                   // j words each, 1 for the norm
-        c.launches = 7 + 6.0 * std::ceil(j / 64.0);  // 2 passes x (mdgm 2, gemm 1) per chunk
+        c.launches = 6 + 4.0 * std::ceil(j / 64.0);  // 2 passes x (mdgm, gemm) per chunk
         c.working_passes = 2.0 * 3 + 3;  // per pass: V^T w reads w, w -= V h reads and writes it
     }
     c.syncs = 1;  // the Hessenberg column and the norm to the host
@@ -142,8 +142,8 @@ inline GmresCounts gmres_restart_counts(int m)
                                                          // l. 21; l. 7
     c.allreduces = 1;                         // l. 21 norm
     c.allreduce_words = 1;
-    c.launches = 10;  // y to the device, update, copies of x and b, SpMV, Jacobi, norm's dot
-                      // (2), the norm to the host, scaling
+    c.launches = 9;  // y to the device, update, copies of x and b, SpMV, Jacobi, norm's dot,
+                     // the norm to the host, scaling
     c.syncs = 2;     // the residual norm; the update's copy of y
     return c;
 }
@@ -152,7 +152,7 @@ inline GmresCounts gmres_restart_counts(int m)
 ///   MGS:  spmvs m + 1, passes 6m + 5m(m+1)/2 + m + 13, all-reduces = words = m(m+1)/2 + m + 1;
 ///   CGS2: spmvs m + 1, passes 12m + 2m(m+1) + m + 13, all-reduces 3m + 1,
 ///         words m(m+1) + m + 1;
-///   launches: MGS 7m + 3m(m+1)/2 + 10, CGS2 (m <= 64) 13m + 10; syncs m + 2.
+///   launches: MGS 6m + m(m+1) + 9, CGS2 (m <= 64) 10m + 9; syncs m + 2.
 /// Throws for m < 1 ("m").
 inline GmresCounts gmres_cycle_counts(int m, GmresOrth orth)
 {

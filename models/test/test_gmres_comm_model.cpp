@@ -121,14 +121,14 @@ TEST(GmresCommModel, OneRankHasNoCommunication)
 
 TEST(GmresCommModel, LaunchesAndSynchronizationsOfACycle)
 {
-    // m = 16, MGS: 7 * 16 + 3 * 16 * 17 / 2 + 10 = 530 launches, 18 syncs; CGS2: 13 * 16 + 10.
+    // m = 16, MGS: 6 * 16 + 16 * 17 + 9 = 377 launches, 18 syncs; CGS2: 10 * 16 + 9 = 169.
     const GmresCounts mgs = gmres_cycle_counts(16, GmresOrth::mgs);
-    EXPECT_DOUBLE_EQ(mgs.launches, 530);
+    EXPECT_DOUBLE_EQ(mgs.launches, 377);
     EXPECT_DOUBLE_EQ(mgs.syncs, 18);
-    EXPECT_DOUBLE_EQ(gmres_cycle_counts(16, GmresOrth::cgs2).launches, 218);
-    // Past 64 columns CGS2 works in two chunks: step j = 65 has 7 + 6 * 2 launches.
-    EXPECT_DOUBLE_EQ(gmres_step_counts(64, GmresOrth::cgs2).launches, 13);
-    EXPECT_DOUBLE_EQ(gmres_step_counts(65, GmresOrth::cgs2).launches, 19);
+    EXPECT_DOUBLE_EQ(gmres_cycle_counts(16, GmresOrth::cgs2).launches, 169);
+    // Past 64 columns CGS2 works in two chunks: step j = 65 has 6 + 4 * 2 launches.
+    EXPECT_DOUBLE_EQ(gmres_step_counts(64, GmresOrth::cgs2).launches, 10);
+    EXPECT_DOUBLE_EQ(gmres_step_counts(65, GmresOrth::cgs2).launches, 14);
     // The timeline issues exactly the counted launches and syncs on one rank.
     for (auto orth : {GmresOrth::mgs, GmresOrth::cgs2})
         for (int m : {1, 16, 70}) {
@@ -154,13 +154,13 @@ TEST(GmresCommModel, WithoutLaunchCostsTheTimelineIsTheWork)
 TEST(GmresCommModel, ShortKernelsAreLaunchBound)
 {
     // 100 rows at 1e12 B/s: every kernel ends long before the next launch arrives; the cycle
-    // is the host's: 530 launches + 18 wake-ups (sync - launch), plus the few ns of the kernels
+    // is the host's: 377 launches + 18 wake-ups (sync - launch), plus the few ns of the kernels
     // just before the syncs (under 1e-7 s).
     GmresMachine gpu;
     gpu.device_bytes_per_s = 1e12;
     gpu.launch = {2e-6, 1e-5, 0, 0, 0};
     const auto t = gmres_iteration_time(GmresRankLoad{100, 500, 0, 0}, 1, setup(16), gpu);
-    EXPECT_NEAR(t.total * 16, 530 * 2e-6 + 18 * (1e-5 - 2e-6), 1e-7);
+    EXPECT_NEAR(t.total * 16, 377 * 2e-6 + 18 * (1e-5 - 2e-6), 1e-7);
     EXPECT_NEAR(t.launches, t.total - t.spmv - t.vector_ops, 1e-18);
     gpu.launch.sync_s = -1;
     test::expect_invalid([&] { gmres_iteration_time(GmresRankLoad{}, 1, setup(16), gpu); },
@@ -177,11 +177,11 @@ TEST(GmresCommModel, ASolveThatStopsEarlyHasShorterSteps)
     const double cycle16 = gmres_iteration_time(alone, 1, s, gpu).total * 16;
     s.iterations = 16;  // one full cycle: the same as none given
     EXPECT_DOUBLE_EQ(gmres_iteration_time(alone, 1, s, gpu).total * 16, cycle16);
-    // 9 iterations: one cycle of 9 steps, 7 * 9 + 3 * 9 * 10 / 2 + 10 = 208 launches and 11
-    // syncs, as launch-bound as above.
+    // 9 iterations: one cycle of 9 steps, 6 * 9 + 9 * 10 + 9 = 153 launches and 11 syncs, as
+    // launch-bound as above.
     s.iterations = 9;
     const double cycle9 = gmres_iteration_time(alone, 1, s, gpu).total * 9;
-    EXPECT_NEAR(cycle9, 208 * 2e-6 + 11 * (1e-5 - 2e-6), 1e-7);
+    EXPECT_NEAR(cycle9, 153 * 2e-6 + 11 * (1e-5 - 2e-6), 1e-7);
     // 41 = 2 x 16 + 9.
     s.iterations = 41;
     EXPECT_NEAR(gmres_iteration_time(alone, 1, s, gpu).total * 41, 2 * cycle16 + cycle9, 1e-15);
@@ -193,11 +193,11 @@ TEST(GmresCommModel, LongKernelsHideTheLaunches)
 {
     // 1e6 rows at 1e12 B/s, launches of 0.1 us, no wake-up cost: the host stays ahead except
     // after each of the 18 syncs, where the next launch (0.1 us) is exposed, and at the start.
-    // Each of the 343 streaming kernels (step j: SpMV, Jacobi, j dots and j updates, the norm,
-    // the scaling: 4 + 2j; the restart: 7) adds its fixed 1 us.
+    // Each of the 343 streaming kernels and dots (step j: SpMV, Jacobi, j dots and j updates,
+    // the norm, the scaling: 4 + 2j; the restart: 7) adds its fixed 1 us.
     GmresMachine gpu;
     gpu.device_bytes_per_s = 1e12;
-    gpu.launch = {1e-7, 0, 1e-6, 0, 0};
+    gpu.launch = {1e-7, 0, 1e-6, 1e-6, 0};
     const GmresRankLoad big{1e6, 5e6, 0, 0};
     const auto t = gmres_iteration_time(big, 1, setup(16), gpu);
     const double work = (t.spmv + t.vector_ops) * 16;

@@ -9,7 +9,7 @@ namespace kbench::models {
 namespace {
 
 // Launch 2 us, sync round trip 10 us (wake-up 10 - 2 - 1 = 7 us), fixed 3 us per streaming
-// kernel and 5 us per two-stage reduction, node 1 us.
+// kernel and 5 us per reduction, node 1 us.
 const LaunchCosts costs{2e-6, 1e-5, 3e-6, 5e-6, 1e-6};
 
 TEST(LaunchPipeline, ShortKernelsWaitForTheirLaunches)
@@ -39,17 +39,18 @@ TEST(LaunchPipeline, ALongKernelLetsTheHostRunAhead)
     EXPECT_DOUBLE_EQ(tl.work_seconds(), 31e-6);
 }
 
-TEST(LaunchPipeline, AReductionIsTwoKernels)
+TEST(LaunchPipeline, AReductionIsOneKernelWithItsFixedCost)
 {
     LaunchTimeline tl(costs);
-    tl.reduction(10e-6);  // host 2, device 2 -> 15; host 4, device 15 -> 17 (5 - 3 us)
+    tl.reduction(10e-6);  // host 2, device 2 -> 2 + 5 + 10 = 17
     EXPECT_DOUBLE_EQ(tl.seconds(), 17e-6);
-    EXPECT_EQ(tl.launches(), 2);
+    EXPECT_EQ(tl.launches(), 1);
+    EXPECT_DOUBLE_EQ(tl.work_seconds(), 10e-6);
     LaunchCosts small = costs;
-    small.reduction_fixed_s = 3.5e-6;  // second stage below an empty kernel: node_s
+    small.reduction_fixed_s = 0.5e-6;  // below an empty kernel: node_s
     LaunchTimeline t2(small);
-    t2.reduction(10e-6);
-    EXPECT_DOUBLE_EQ(t2.seconds(), 16e-6);
+    t2.reduction(0);
+    EXPECT_DOUBLE_EQ(t2.seconds(), 3e-6);  // host 2, device 2 -> 3
 }
 
 TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
