@@ -188,14 +188,21 @@ void add_reproduce_command(CLI::App& app)
 void add_profile_command(CLI::App& app)
 {
     auto o = std::make_shared<ProfileOptions>();
-    auto* sub = app.add_subcommand("profile", "Measure one benchmark's DRAM traffic with Nsight "
-                                              "Compute and compare it with the model");
-    sub->add_option("benchmark", o->name, "benchmark name spmv/<kernel>/<precision>/<matrix>")
+    auto* sub = app.add_subcommand(
+        "profile", "Measure one benchmark's DRAM traffic with Nsight Compute (every kernel of its "
+                   "warm-up call) and compare it with the model");
+    sub->add_option("benchmark", o->name,
+                    "benchmark name of any family (kbench list --kernels), e.g. "
+                    "spmv/<kernel>/<precision>/<matrix> or dot/<variant>/<precision>/n=<n>/k=<k>")
         ->required();
     add_source_options(sub, o->source);
     sub->add_option("--ncu", o->ncu, "Nsight Compute CLI")->capture_default_str();
+    sub->add_option("--metrics", o->metrics,
+                    "extra ncu sections (e.g. SpeedOfLight,MemoryWorkloadAnalysis) and metrics "
+                    "(names with '__'), comma-separated, printed per kernel");
     sub->callback([o] {
-        parse_spmv_benchmark_name(o->name);
+        parse_benchmark_name(o->name);
+        profile_request(*o);
         require_gpu("kbench profile");
         exit_status() = run_profile(*o);
     });

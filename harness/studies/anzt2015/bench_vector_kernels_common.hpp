@@ -110,15 +110,6 @@ device_buffer<double> dot_workspace(std::int64_t n, int k);
 /// models, completed with the common settings) goes to context.kbench.vector_kernels.
 nlohmann::json new_document(const StudyRun& run, nlohmann::json method);
 
-/// A cuBLAS handle on a new non-blocking stream.
-struct BlasOnStream {
-    cuda_stream stream;
-    cublas_handle blas;
-    explicit BlasOnStream(cublasPointerMode_t mode)
-    {
-        KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-        KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, mode));
-    }
-};
+// BlasOnStream (a cuBLAS handle on a new non-blocking stream) is harness/bench/kernel_bench.hpp's.
 
 }  // namespace kbench::harness::vector_kernels_bench
