@@ -1,6 +1,7 @@
 // `kbench profile`'s names, command line and report; see harness/bench/bench_profile.hpp.
 #include "harness/bench/bench_profile.hpp"
 
+#include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
@@ -49,6 +50,11 @@ const std::vector<FamilyForm>& family_forms()
          [] { return names_of(stream_variants(), [](StreamVariant v) { return to_string(v); }); }},
         {"tsqr", false, true, true,
          [] { return names_of(tsqr_variants(), [](const TsqrVariant& v) { return v.name; }); }},
+        {"bicgstab-kernels", false, true, false,
+         [] {
+             return names_of(bicgstab_kernel_variants(),
+                             [](BicgstabKernelVariant v) { return to_string(v); });
+         }},
     };
     return forms;
 }

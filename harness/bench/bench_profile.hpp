@@ -42,7 +42,7 @@ std::vector<std::string> profile_families();
 /// Parses a benchmark name of any family:
 ///   spmv/<kernel>/<precision>/<matrix>
 ///   dot|tall-skinny|tsqr/<variant>/<precision>/n=<n>/k=<k>
-///   stream/<variant>/<precision>/n=<n>
+///   stream|bicgstab-kernels/<variant>/<precision>/n=<n>
 /// Throws std::invalid_argument naming the benchmark name and what was expected for an unknown
 /// family (listing them), an unknown variant (listing the family's), a precision other than
 /// double or float, or a part not of the family's form (n and k positive integers).

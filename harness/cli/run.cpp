@@ -127,7 +127,8 @@ void add_bench_command(CLI::App& app)
     auto a = std::make_shared<Args>();
     a->spmv.run.min_time = 0.2;
     auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommands: spmv, and the kernel "
-                                              "families: dot, tall-skinny, stream, tsqr)");
+                                              "families: dot, tall-skinny, stream, tsqr, "
+                                              "bicgstab-kernels)");
     bench->require_subcommand(1);
     auto* sub = bench->add_subcommand("spmv", "SpMV benchmarks over a matrix set (anzt2015 Table 3)");
     add_source_options(sub, a->spmv.source);

@@ -81,12 +81,14 @@ TEST(BenchmarkNames, ParsesEveryFamily)
         {"dot", "mdot", "double", 1000000, 8, ""},
         {"tall-skinny", "gram", "double", 1000000, 30, ""},
         {"stream", "triad", "float", 100000000, 0, ""},
-        {"tsqr", "cholqr2", "double", 1000000, 30, ""}};
+        {"tsqr", "cholqr2", "double", 1000000, 30, ""},
+        {"bicgstab-kernels", "xr_update", "float", 1000, 0, ""}};
     const std::vector<std::string> names{"spmv/sellp/double/lap3d_7pt_200",
                                          "dot/mdot/double/n=1000000/k=8",
                                          "tall-skinny/gram/double/n=1000000/k=30",
                                          "stream/triad/float/n=100000000",
-                                         "tsqr/cholqr2/double/n=1000000/k=30"};
+                                         "tsqr/cholqr2/double/n=1000000/k=30",
+                                         "bicgstab-kernels/xr_update/float/n=1000"};
     EXPECT_EQ(kh::profile_families().size(), cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
         SCOPED_TRACE(names[i]);
@@ -115,6 +117,10 @@ TEST(BenchmarkNames, RefusesWhatNoFamilyNames)
          "'n=1e6' is not n=<positive integer> (expected stream/<variant>/<precision>/n=<n>)"},
         {"tsqr/mgs/double/n=100/k=0", "'k=0' is not k=<positive integer>"},
         {"spmv/sellp/half/fv1", "unknown precision 'half'"},
+        {"bicgstab-kernels/x_update/double/n=10",
+         "unknown bicgstab-kernels variant 'x_update', expected one of p_update"},
+        {"bicgstab-kernels/p_update/double/n=10/k=2",
+         "expected bicgstab-kernels/<variant>/<precision>/n=<n>"},
         {"", "unknown family ''"}};
     for (const auto& [name, expected] : cases) {
         const std::string message =
@@ -159,6 +165,10 @@ TEST(NcuCommand, ChildRunsExactlyTheBenchmarkOnce)
     child("dot/cublas_dot/double/n=1000000/k=8", "default",
           {"bench", "dot", "--n", "1000000", "--k", "8", "--precision", "double", "--filter",
            R"(^dot\/cublas_dot\/double\/n=1000000\/k=8$)"},
+          {});
+    child("bicgstab-kernels/cublas_p_update/double/n=1000000", "default",
+          {"bench", "bicgstab-kernels", "--n", "1000000", "--precision", "double", "--filter",
+           R"(^bicgstab-kernels\/cublas_p_update\/double\/n=1000000$)"},
           {});
     child("spmv/sellp/float/fv1", "anzt2015",
           {"bench", "spmv", "--kernels", "sellp", "--precision", "float", "--filter",

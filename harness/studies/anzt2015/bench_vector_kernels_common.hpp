@@ -35,10 +35,9 @@ constexpr int value_bytes = static_cast<int>(sizeof(double));
 
 // Pattern j, element i: 1 / (1 + (i + 131 j) mod 1009), in (0, 1] (harness/bench/bench_dot.hpp,
 // shared with `kbench bench dot`): fill_pattern copies a pattern to the device, pattern_dot is
-// the long-double reference of two patterns' product, pattern_value one element.
+// the long-double reference of two patterns' product.
 using dot_bench::fill_pattern;
 using dot_bench::pattern_dot;
-using dot_bench::pattern_value;
 
 /// |got - expected| / |expected| (|got - expected| when expected is 0).
 double relative_error(double got, long double expected);
@@ -84,22 +83,6 @@ struct Point {
 /// The entry of point p (the fields listed in bench_vector_kernels.hpp).
 nlohmann::json make_entry(const Point& p, const PointTiming& t, int repetitions,
                           double max_rel_error);
-
-/// One point: warm-up call, check() (the max relative error of the warm-up's result), timing.
-/// Reports progress as "[k/total] <name>".
-template <typename Call>
-nlohmann::json measure_point(const Point& p, Call&& call, const std::function<double()>& check,
-                             cudaStream_t stream, Clock clock, const RunOptions& o,
-                             const Progress& progress, std::size_t index, std::size_t total)
-{
-    progress.report(index, total,
-                    fmt::format("{}/{}/double/n={}/k={}", p.figure, p.variant, p.n, p.k));
-    call();
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const double err = check();
-    const PointTiming t = time_point(call, stream, clock, o.repetitions, o.min_time);
-    return make_entry(p, t, o.repetitions, err);
-}
 
 /// Device workspace of the dot kernels for k products of length n (at least one double).
 device_buffer<double> dot_workspace(std::int64_t n, int k);

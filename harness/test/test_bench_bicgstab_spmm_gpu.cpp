@@ -1,0 +1,39 @@
+// `kbench bench bicgstab-kernels` on the GPU: one small point of every variant runs, its entry has the fields of the results schema and its max_rel_error is within
+// the precision's tolerance (skipped, never passed, without a GPU).
+#include "harness/bench/bench_bicgstab_kernels.hpp"
+#include "harness/bench/kernel_bench.hpp"
+#include "harness/test/bench_gpu_checks.hpp"
+#include "kernels/test/gpu_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kh = kbench::harness;
+
+using kbench::harness::test::expect_timed_entry;
+using kbench::harness::test::fake_machine;
+
+TEST(BenchBicgstabKernelsGpu, OneSmallPointOfEveryVariantInBothPrecisions)
+{
+    KBENCH_REQUIRE_GPU();
+    kh::KernelBenchOptions o;
+    o.ns = {5003};
+    o.precisions = {"double", "float"};
+    o.run.repetitions = 2;
+    o.run.min_time = 0.0;
+    const kh::MachineProfile m = fake_machine();
+    const nlohmann::json doc = kh::run_bicgstab_kernel_bench(o, &m);
+    ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::bicgstab_kernel_variants().size());
+    std::size_t i = 0;
+    for (const char* precision : {"double", "float"})
+        for (const kh::BicgstabKernelVariant v : kh::bicgstab_kernel_variants()) {
+            const nlohmann::json& e = doc["benchmarks"][i++];
+            expect_timed_entry(e, kh::kernel_benchmark_name("bicgstab-kernels", kh::to_string(v),
+                                                            precision, 5003, 0),
+                               kh::bench_tolerance(precision));
+            EXPECT_FALSE(e.contains("k"));
+            EXPECT_EQ(e["kbench"]["params"]["model_kernel"], kh::bicgstab_model_kernel(v));
+        }
+    EXPECT_EQ(doc["context"]["kbench"]["id"], "bench/bicgstab-kernels");
+}
