@@ -3,6 +3,7 @@
 
 #include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_spmm.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/bench_tsqr.hpp"
@@ -39,6 +40,7 @@ const std::vector<FamilyForm>& family_forms()
 {
     static const std::vector<FamilyForm> forms{
         {"spmv", true, false, false, [] { return spmv_kernels(); }},
+        {"spmm", true, false, true, [] { return spmm_kernels(); }},
         {"dot", false, true, true,
          [] { return names_of(dot_variants(), [](DotVariant v) { return to_string(v); }); }},
         {"tall-skinny", false, true, true,

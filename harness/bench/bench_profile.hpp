@@ -33,7 +33,7 @@ struct BenchmarkName {
     std::string family, variant, precision;
     std::int64_t n = 0;  // n=<n> (0: the family has none)
     int k = 0;           // k=<k> (0: the family has none)
-    std::string matrix;  // spmv: the matrix of the set
+    std::string matrix;  // spmv, spmm: the matrix of the set
 };
 
 /// The families `kbench profile` accepts, in the order of `kbench list --kernels`.
@@ -41,6 +41,7 @@ std::vector<std::string> profile_families();
 
 /// Parses a benchmark name of any family:
 ///   spmv/<kernel>/<precision>/<matrix>
+///   spmm/<kernel>/<precision>/<matrix>/k=<k>
 ///   dot|tall-skinny|tsqr/<variant>/<precision>/n=<n>/k=<k>
 ///   stream|bicgstab-kernels/<variant>/<precision>/n=<n>
 /// Throws std::invalid_argument naming the benchmark name and what was expected for an unknown
@@ -54,7 +55,7 @@ std::string regex_escape(const std::string& text);
 /// What `kbench profile` was asked.
 struct ProfileOptions {
     std::string name;     // the benchmark name
-    MatrixSource source;  // spmv: the matrix set and directory
+    MatrixSource source;  // spmv, spmm: the matrix set and directory
     std::string ncu = "ncu";
     std::string metrics;  // --metrics: extra ncu sections and metrics, comma-separated
 };
@@ -68,7 +69,7 @@ NcuRequest profile_request(const ProfileOptions& o);
 /// The `kbench` arguments (after the executable) that run exactly benchmark `b` named `name`:
 /// bench <family> [--kernels <variant>] [--n <n>] [--k <k>] --precision <p> --filter
 /// ^<name escaped>$ --repetitions 1 --min-time 0 --no-machine --json <json_out>, and for the
-/// families over a matrix set (spmv: --kernels) the matrix source of `source` (--set,
+/// families over a matrix set (spmv, spmm: --kernels) the matrix source of `source` (--set,
 /// --matrix-dir, --real).
 std::vector<std::string> profile_bench_args(const BenchmarkName& b, const std::string& name,
                                             const MatrixSource& source,

@@ -218,8 +218,8 @@ std::string point_name(const KernelPoint& p);
 nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, int repetitions,
                                   double max_rel_error, const MachineProfile* machine);
 
-/// What the measurement of one point of a family gives (measure_dot_point, measure_tall_skinny_
-/// point, measure_bicgstab_kernel_point).
+/// What the measurement of one point of a family gives (measure_dot_point,
+/// measure_tall_skinny_point, measure_bicgstab_kernel_point).
 struct PointMeasurement {
     PointTiming timing;         // seconds NaN when not timed
     models::Traffic traffic;    // model bytes and flops of one call

@@ -1,9 +1,10 @@
 // `kbench bench <family>` for the kernel families of the zoo beside SpMV (run.cpp's `bench
-// spmv`): dot, tall-skinny, stream, tsqr, bicgstab-kernels. Each family's options, names and
-// runner are in harness/bench/ (kernel_bench.hpp and bench_<family>.hpp), shared with the studies
-// that sweep the same kernels.
+// spmv`): dot, tall-skinny, stream, tsqr, bicgstab-kernels, and spmm (over a matrix set, as
+// bench spmv). Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
+// and bench_<family>.hpp), shared with the studies that sweep the same kernels.
 #include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_spmm.hpp"
 #include "harness/bench/bench_spmv.hpp"  // print_spmv_summary: the same entry shape
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
@@ -11,6 +12,7 @@
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/machine.hpp"
+#include "harness/core/registry.hpp"
 #include "harness/core/results_json.hpp"
 
 #include <fmt/format.h>
@@ -111,6 +113,38 @@ void add_family(CLI::App* bench, FamilySpec spec)
     });
 }
 
+/// `kbench bench spmm`: matrices of a set (as bench spmv) instead of --n.
+void add_spmm_family(CLI::App* bench)
+{
+    struct Args : CommonArgs {
+        SpmmBenchOptions spmm;
+        std::string kernels;
+        std::vector<std::string> ks{"1", "4", "8"};
+    };
+    auto a = std::make_shared<Args>();
+    auto* sub = bench->add_subcommand(
+        "spmm", "SpMM Y = A X of block GMRES and the matrix powers kernel (kernels/spmm.hpp) vs "
+                "cuSPARSE SpMM, over a matrix set at block widths k");
+    add_source_options(sub, a->spmm.source);
+    sub->add_option("--kernels", a->kernels,
+                    "comma-separated kernels (default: all): " + join(spmm_kernels()));
+    sub->add_option("--k", a->ks, "block widths k (one or more; integers in [1, " +
+                                      std::to_string(spmm_bench_max_k()) + "])")
+        ->delimiter(',')
+        ->capture_default_str();
+    add_common_options(sub, *a, "spmm/<kernel>/<precision>/<matrix>/k=<k>");
+    sub->callback([a] {
+        SpmmBenchOptions o = a->spmm;
+        o.kernels = parse_spmm_kernels(a->kernels);
+        o.kernel = a->options;
+        for (const std::int64_t k : parse_sizes(a->ks, "--k", 1, spmm_bench_max_k()))
+            o.kernel.ks.push_back(static_cast<int>(k));
+        o.kernel.precisions = parse_bench_precision(a->precision);
+        spmm_benchmark_names(o);  // validates, loads the set: before any GPU work
+        run_and_report("spmm", *a, [&](const MachineProfile* m) { return run_spmm_bench(o, m); });
+    });
+}
+
 }  // namespace
 
 void add_bench_family_subcommands(CLI::App* bench)
@@ -165,6 +199,7 @@ void add_bench_family_subcommands(CLI::App* bench)
                        bicgstab_kernel_bench_max_n(),
                        0,
                        run_bicgstab_kernel_bench});
+    add_spmm_family(bench);
 }
 
 }  // namespace kbench::harness

@@ -1,6 +1,7 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
 #include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_spmm.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/bench_tsqr.hpp"
@@ -106,6 +107,9 @@ void add_list_command(CLI::App& app)
                        "bicgstab-kernels/<variant>/<precision>/n=<n>\n");
             for (const BicgstabKernelVariant v : bicgstab_kernel_variants())
                 fmt::print("  {:<18} ({})\n", to_string(v), bicgstab_model_kernel(v));
+            fmt::print("spmm: sparse times dense block over a matrix set, names "
+                       "spmm/<kernel>/<precision>/<matrix>/k=<k>\n");
+            for (const auto& k : spmm_kernels()) fmt::print("  {}\n", k);
         }
     });
 }

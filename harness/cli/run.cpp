@@ -30,7 +30,6 @@ void require_gpu(const char* command)
     }
 }
 
-namespace {
 void add_source_options(CLI::App* sub, MatrixSource& source)
 {
     sub->add_option("--set", source.set, "matrix set: shipped name (kbench list --sets) or "
@@ -43,6 +42,8 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
                   "in the matrix directory or <cache>/matrices (kbench matrix fetch --set), "
                   "the stand-ins otherwise");
 }
+
+namespace {
 /// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials, --quick (defaults: those in
 /// `o`). The subcommand's callback calls finish_run_options.
 void add_run_options(CLI::App* sub, RunOptions& o)
@@ -128,7 +129,7 @@ void add_bench_command(CLI::App& app)
     a->spmv.run.min_time = 0.2;
     auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommands: spmv, and the kernel "
                                               "families: dot, tall-skinny, stream, tsqr, "
-                                              "bicgstab-kernels)");
+                                              "bicgstab-kernels, spmm)");
     bench->require_subcommand(1);
     auto* sub = bench->add_subcommand("spmv", "SpMV benchmarks over a matrix set (anzt2015 Table 3)");
     add_source_options(sub, a->spmv.source);

@@ -78,12 +78,14 @@ TEST(BenchmarkNames, ParsesEveryFamily)
 {
     const std::vector<kh::BenchmarkName> cases{
         {"spmv", "sellp", "double", 0, 0, "lap3d_7pt_200"},
+        {"spmm", "sellp", "float", 0, 4, "lap2d_5pt_50"},
         {"dot", "mdot", "double", 1000000, 8, ""},
         {"tall-skinny", "gram", "double", 1000000, 30, ""},
         {"stream", "triad", "float", 100000000, 0, ""},
         {"tsqr", "cholqr2", "double", 1000000, 30, ""},
         {"bicgstab-kernels", "xr_update", "float", 1000, 0, ""}};
     const std::vector<std::string> names{"spmv/sellp/double/lap3d_7pt_200",
+                                         "spmm/sellp/float/lap2d_5pt_50/k=4",
                                          "dot/mdot/double/n=1000000/k=8",
                                          "tall-skinny/gram/double/n=1000000/k=30",
                                          "stream/triad/float/n=100000000",
@@ -108,7 +110,7 @@ TEST(BenchmarkNames, RefusesWhatNoFamilyNames)
     const std::vector<std::pair<std::string, std::string>> cases{
         {"gemm/x/double/n=1",
          "benchmark name 'gemm/x/double/n=1': unknown family 'gemm', expected "
-         "<family>/<variant>/... with <family> one of spmv, dot"},
+         "<family>/<variant>/... with <family> one of spmv, spmm, dot"},
         {"dot/mdot/double/n=1000", "expected dot/<variant>/<precision>/n=<n>/k=<k>"},
         {"dot/mdot/double/n=1000/k=8/", "expected dot/"},
         {"dot/ddot/double/n=1000/k=8", "unknown dot variant 'ddot', expected one of dot, mdot, mdgm"},
@@ -117,6 +119,7 @@ TEST(BenchmarkNames, RefusesWhatNoFamilyNames)
          "'n=1e6' is not n=<positive integer> (expected stream/<variant>/<precision>/n=<n>)"},
         {"tsqr/mgs/double/n=100/k=0", "'k=0' is not k=<positive integer>"},
         {"spmv/sellp/half/fv1", "unknown precision 'half'"},
+        {"spmm/sellp/double/lap2d_5pt_50", "expected spmm/<variant>/<precision>/<matrix>/k=<k>"},
         {"bicgstab-kernels/x_update/double/n=10",
          "unknown bicgstab-kernels variant 'x_update', expected one of p_update"},
         {"bicgstab-kernels/p_update/double/n=10/k=2",
@@ -170,6 +173,10 @@ TEST(NcuCommand, ChildRunsExactlyTheBenchmarkOnce)
           {"bench", "bicgstab-kernels", "--n", "1000000", "--precision", "double", "--filter",
            R"(^bicgstab-kernels\/cublas_p_update\/double\/n=1000000$)"},
           {});
+    child("spmm/cusparse_csr/float/lap2d_5pt_50/k=8", "smoke",
+          {"bench", "spmm", "--kernels", "cusparse_csr", "--k", "8", "--precision", "float",
+           "--filter", R"(^spmm\/cusparse_csr\/float\/lap2d_5pt_50\/k=8$)"},
+          {"--set", "smoke"});
     child("spmv/sellp/float/fv1", "anzt2015",
           {"bench", "spmv", "--kernels", "sellp", "--precision", "float", "--filter",
            R"(^spmv\/sellp\/float\/fv1$)"},
