@@ -70,7 +70,10 @@ double scalar_error(double got, double ref)
     return ref != 0.0 ? d / std::fabs(ref) : d;
 }
 
-bool is_cublas(BicgstabKernelVariant v) { return std::string(to_string(v)).rfind("cublas_", 0) == 0; }
+bool is_cublas(BicgstabKernelVariant v)
+{
+    return std::string(to_string(v)).rfind("cublas_", 0) == 0;
+}
 
 }  // namespace
 

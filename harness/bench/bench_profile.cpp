@@ -134,8 +134,8 @@ BenchmarkName parse_benchmark_name(const std::string& name)
     if (f->matrix) {
         b.matrix = parts[next++];
         if (b.matrix.empty())
-            throw std::invalid_argument(
-                fmt::format("benchmark name '{}': empty <matrix>, expected {}", name, form_text(*f)));
+            throw std::invalid_argument(fmt::format(
+                "benchmark name '{}': empty <matrix>, expected {}", name, form_text(*f)));
     }
     if (f->n) b.n = parse_count(parts[next++], "n", name, *f);
     if (f->k) b.k = static_cast<int>(std::min<std::int64_t>(
@@ -192,7 +192,8 @@ std::vector<std::string> profile_bench_args(const BenchmarkName& b, const std::s
                              json_out});
     if (!b.matrix.empty()) {
         if (!source.set.empty()) args.insert(args.end(), {"--set", source.set});
-        if (!source.matrix_dir.empty()) args.insert(args.end(), {"--matrix-dir", source.matrix_dir});
+        if (!source.matrix_dir.empty())
+            args.insert(args.end(), {"--matrix-dir", source.matrix_dir});
         if (source.real) args.push_back("--real");
     }
     return args;
@@ -260,8 +261,8 @@ std::string format_profile_report(const std::string& name, const std::vector<Ncu
     out += fmt::format("{:>3}  {:<60} {:>16.0f} {:>16.0f} {:>11.3f}\n", "",
                        fmt::format("total ({} kernels)", total.kernels), total.bytes_read,
                        total.bytes_written, total.seconds * 1e6);
-    out += fmt::format("{:>3}  {:<60} {:>16.0f} {:>16.0f}\n", "", "model (bytes_read, bytes_written)",
-                       model.bytes_read, model.bytes_written);
+    out += fmt::format("{:>3}  {:<60} {:>16.0f} {:>16.0f}\n", "",
+                       "model (bytes_read, bytes_written)", model.bytes_read, model.bytes_written);
     out += fmt::format("{:>3}  {:<60} {:>16} {:>16}\n", "", "measured / model",
                        ratio(total.bytes_read, model.bytes_read),
                        ratio(total.bytes_written, model.bytes_written));

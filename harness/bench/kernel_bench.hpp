@@ -307,7 +307,8 @@ void run_precisions(const KernelBenchOptions& o, const MachineProfile* machine,
     const Progress progress;
     std::size_t index = 0;
     const FamilyRun run{o, machine, filter, flush.get(), doc, progress, index, total};
-    for_each_precision(o, [&](auto zero, const std::string& precision) { f(zero, precision, run); });
+    for_each_precision(o,
+                       [&](auto zero, const std::string& precision) { f(zero, precision, run); });
 }
 
 /// A cuBLAS handle on a new non-blocking stream, in pointer mode `mode`.

@@ -33,7 +33,8 @@ enum class NcuText { reject, keep };
 /// (other units); thousands separators in values are removed. Kernels in launch order.
 /// Throws std::invalid_argument when no header row is found, or (text == NcuText::reject) a
 /// row's value is not a number; with NcuText::keep such a row is only in NcuKernel::rows.
-std::vector<NcuKernel> parse_ncu_csv(const std::string& text, NcuText text_values = NcuText::reject);
+std::vector<NcuKernel> parse_ncu_csv(const std::string& text,
+                                     NcuText text_values = NcuText::reject);
 
 /// Splits one CSV line with double-quoted fields ("" inside quotes is a quote).
 std::vector<std::string> split_csv_line(const std::string& line);

@@ -52,11 +52,12 @@ TEST(BicgstabKernelNames, BadOptionsNameTheOption)
                          "--k: this family has no k"));
     o.ks.clear();
     o.ns = {0};
-    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::run_bicgstab_kernel_bench(o, nullptr); }),
+    const auto run = [&] { kh::run_bicgstab_kernel_bench(o, nullptr); };
+    EXPECT_TRUE(contains(invalid_argument_message(run),
                          "--n: expected an integer in [1, 2147483647], got 0"));
     o.ns = {10};
     o.precisions = {"half"};
-    EXPECT_TRUE(contains(invalid_argument_message([&] { kh::run_bicgstab_kernel_bench(o, nullptr); }),
+    EXPECT_TRUE(contains(invalid_argument_message(run),
                          "--precision: expected double, float or both, got 'half'"));
 }
 

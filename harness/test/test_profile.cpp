@@ -113,7 +113,8 @@ TEST(BenchmarkNames, RefusesWhatNoFamilyNames)
          "<family>/<variant>/... with <family> one of spmv, spmm, dot"},
         {"dot/mdot/double/n=1000", "expected dot/<variant>/<precision>/n=<n>/k=<k>"},
         {"dot/mdot/double/n=1000/k=8/", "expected dot/"},
-        {"dot/ddot/double/n=1000/k=8", "unknown dot variant 'ddot', expected one of dot, mdot, mdgm"},
+        {"dot/ddot/double/n=1000/k=8",
+         "unknown dot variant 'ddot', expected one of dot, mdot, mdgm"},
         {"stream/copy/half/n=10", "unknown precision 'half', expected double or float"},
         {"stream/copy/double/n=1e6",
          "'n=1e6' is not n=<positive integer> (expected stream/<variant>/<precision>/n=<n>)"},
@@ -207,7 +208,8 @@ TEST(NcuCommand, MetricsOptionSplitsSectionsFromMetrics)
 {
     kh::ProfileOptions o;
     o.name = "stream/read/double/n=1000";
-    o.metrics = "SpeedOfLight,sm__throughput.avg.pct_of_peak_sustained_elapsed,MemoryWorkloadAnalysis";
+    o.metrics =
+        "SpeedOfLight,sm__throughput.avg.pct_of_peak_sustained_elapsed,MemoryWorkloadAnalysis";
     const kh::NcuRequest r = kh::profile_request(o);
     EXPECT_EQ(r.sections, (std::vector<std::string>{"SpeedOfLight", "MemoryWorkloadAnalysis"}));
     EXPECT_EQ(r.metrics.back(), "sm__throughput.avg.pct_of_peak_sustained_elapsed");
@@ -252,7 +254,8 @@ TEST(NcuSums, AddUpEveryKernelOfTheCall)
 TEST(NcuSums, SectionsKeepTextValuesAsRows)
 {
     const std::string text =
-        header + row("0", "k", "Command line profiler metrics", "dram__bytes_read.sum", "byte", "100") +
+        header +
+        row("0", "k", "Command line profiler metrics", "dram__bytes_read.sum", "byte", "100") +
         row("0", "k", "Launch Statistics", "Function Cache Configuration", "", "CachePreferNone") +
         row("0", "k", "GPU Speed Of Light Throughput", "Memory Throughput", "%", "87.5");
     EXPECT_THROW(kh::parse_ncu_csv(text), std::invalid_argument);
@@ -291,7 +294,8 @@ TEST(ProfileReport, ExtraMetricsPerKernel)
     o.name = "stream/read/double/n=1000";
     o.metrics = "SpeedOfLight";
     const std::string text =
-        header + row("0", "k", "Command line profiler metrics", "dram__bytes_read.sum", "byte", "100") +
+        header +
+        row("0", "k", "Command line profiler metrics", "dram__bytes_read.sum", "byte", "100") +
         row("0", "k", "GPU Speed Of Light Throughput", "Memory Throughput", "%", "87.5");
     const std::string report = kh::format_profile_report(
         o.name, kh::parse_ncu_csv(text, kh::NcuText::keep), {}, kh::profile_request(o));
