@@ -96,6 +96,36 @@ constexpr Traffic sellp_spmv(std::int64_t n, std::int64_t m, std::int64_t nnz,
     return t;
 }
 
+/// Passes over the matrix of the SpMM kernels of kernels/spmm.hpp for k columns: chunks of 4
+/// columns, then one of 2, then one of 1 (k / 4 + [k mod 4 >= 2] + k mod 2).
+constexpr std::int64_t spmm_passes(std::int64_t k)
+{
+    return k / 4 + (k % 4 >= 2 ? 1 : 0) + k % 2;
+}
+
+/// SpMM Y = alpha*A*X + beta*Y on k columns (kernels/spmm.hpp, X m x k, Y n x k) from the SpMV
+/// traffic `spmv` of the same storage (one column, the models above): the matrix arrays are
+/// read once per pass over the matrix (`passes`: spmm_passes(k) for kbench's kernels, 1 for the
+/// least an SpMM moves, k for one SpMV per column), each column of X is read once and each
+/// column of Y written once (and read when beta != 0):
+///   bytes_read    = passes (spmv.bytes_read - m vb - [beta] n vb) + k m vb + [beta] k n vb
+///   bytes_written = k spmv.bytes_written,  flops = k spmv.flops   (vb = value_bytes).
+/// SELL-P's long-row re-read of y (sellp_spmv) is counted once per pass, its rewrite per column.
+constexpr Traffic spmm_traffic(const Traffic& spmv, std::int64_t n, std::int64_t m,
+                               std::int64_t k, std::int64_t passes, int value_bytes,
+                               bool beta_nonzero = false)
+{
+    const double vb = value_bytes;
+    const double y_in = beta_nonzero ? static_cast<double>(n) * vb : 0.0;
+    const double matrix = spmv.bytes_read - static_cast<double>(m) * vb - y_in;
+    Traffic t;
+    t.bytes_read = static_cast<double>(passes) * matrix +
+                   static_cast<double>(k) * (static_cast<double>(m) * vb + y_in);
+    t.bytes_written = static_cast<double>(k) * spmv.bytes_written;
+    t.flops = static_cast<double>(k) * spmv.flops;
+    return t;
+}
+
 /// Achieved bandwidth in GB/s (1e9 bytes per second) of `traffic` moved in `seconds`.
 constexpr double gb_per_s(const Traffic& traffic, double seconds)
 {

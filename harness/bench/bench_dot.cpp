@@ -218,8 +218,9 @@ DotMeasurement measure_dot_point(DotVariant variant, int k, SharedYData<T>& d,
         };
         break;
     }
-    // Warm-up and check against the reference twin.
-    call();
+    // Warm-up (the profiled call) and check against the reference twin.
+    profiled_warm_up(kernel_benchmark_name("dot", to_string(variant), precision_name<T>(), n, k),
+                     call);
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<T> got(static_cast<std::size_t>(k));
     KBENCH_CUDA_CHECK(
@@ -259,15 +260,12 @@ namespace {
 constexpr std::int64_t dot_bench_max_n = std::numeric_limits<int>::max();
 
 template <typename T>
-void run_precision(const KernelBenchOptions& o, const std::string& precision,
-                   const MachineProfile* machine, const std::optional<std::regex>& filter,
-                   L2Flush* flush, nlohmann::json& doc, const Progress& progress,
-                   std::size_t& index, std::size_t total)
+void run_precision(const FamilyRun& run, const std::string& precision)
 {
-    cuda_stream stream;
-    cublas_handle blas;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_DEVICE));
+    const auto& [o, machine, filter, flush, doc, progress, index, total] = run;
+    const BlasOnStream b(CUBLAS_POINTER_MODE_DEVICE);
+    cudaStream_t stream = b.stream;
+    cublasHandle_t blas = b.blas;
     const double tolerance = bench_tolerance(precision);
     for (const std::int64_t n : o.ns) {
         int k_max = 0;
@@ -279,7 +277,8 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
         SharedYData<T> data(n, k_max, "--n");
         for (const int k : o.ks) {
             for (const DotVariant v : dot_variants()) {
-                KernelPoint p{"dot", to_string(v), precision, n, k, {}, nlohmann::json::object()};
+                KernelPoint p{"dot", to_string(v), precision, n, k, {}, nlohmann::json::object(),
+                              ""};
                 const std::string name = kernel_benchmark_name("dot", p.variant, precision, n, k);
                 if (!selected(filter, name)) continue;
                 progress.report(++index, total, name);
@@ -287,9 +286,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
                     measure_dot_point(v, k, data, blas, stream, o.run, flush, tolerance);
                 p.traffic = m.traffic;
                 doc["benchmarks"].push_back(
-                    m.timed ? kernel_bench_entry(p, m.timing, o.run.repetitions, m.max_rel_error,
-                                                 machine)
-                            : tolerance_error_entry(p, m.max_rel_error, tolerance));
+                    measurement_entry(p, m, o.run.repetitions, tolerance, machine));
             }
         }
     }
@@ -324,14 +321,10 @@ nlohmann::json run_dot_bench(const KernelBenchOptions& o, const MachineProfile* 
          {"pointer_mode", "device"},
          {"timing", "CUDA events"},
          {"cache", o.run.cold ? "cold: L2 flushed before every timed call" : "hot"}});
-    std::unique_ptr<L2Flush> flush;
-    if (o.run.cold) flush = std::make_unique<L2Flush>();
-    const Progress progress;
-    std::size_t index = 0;
-    for_each_precision(o, [&](auto zero, const std::string& precision) {
-        run_precision<decltype(zero)>(o, precision, machine, filter, flush.get(), doc, progress,
-                                      index, total);
-    });
+    run_precisions(o, machine, filter, doc, total,
+                   [](auto zero, const std::string& precision, const FamilyRun& run) {
+                       run_precision<decltype(zero)>(run, precision);
+                   });
     return doc;
 }
 

@@ -80,13 +80,8 @@ struct SharedYData {
     std::vector<const T*> xs, ys;             // the columns of V; y k_max times
 };
 
-/// What one point measured.
-struct DotMeasurement {
-    PointTiming timing;       // seconds NaN when not timed
-    models::Traffic traffic;  // of one call of the variant, k products
-    double max_rel_error = 0.0;
-    bool timed = false;       // false: max_rel_error exceeded the tolerance, not timed
-};
+/// What one point measured (traffic: of one call of the variant, k products).
+using DotMeasurement = PointMeasurement;
 
 /// Measures `variant` at k (1 <= k <= data.k_max): warm-up, check, and unless max_rel_error
 /// exceeds `tolerance`, time_point with Clock::events (cold with `flush`). `blas` is bound to

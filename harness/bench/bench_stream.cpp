@@ -26,26 +26,10 @@ namespace {
 const char* const family = "stream";
 constexpr double triad_scalar = 3.0;
 
-/// max_i |got_i - ref_i| / max_i |ref_i| (inf on NaN/Inf).
 template <typename T>
-double max_rel_error(const std::vector<T>& got, const std::vector<T>& ref)
+void run_precision(const FamilyRun& run, const std::string& precision)
 {
-    double err = 0.0, scale = 0.0;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref[i]));
-        if (!std::isfinite(d)) return std::numeric_limits<double>::infinity();
-        err = std::max(err, d);
-        scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-    }
-    return scale > 0.0 ? err / scale : err;
-}
-
-template <typename T>
-void run_precision(const KernelBenchOptions& o, const std::string& precision,
-                   const MachineProfile* machine, const std::optional<std::regex>& filter,
-                   L2Flush* flush, nlohmann::json& doc, const Progress& progress,
-                   std::size_t& index, std::size_t total)
-{
+    const auto& [o, machine, filter, flush, doc, progress, index, total] = run;
     constexpr int value_bytes = static_cast<int>(sizeof(T));
     cuda_stream stream;
     const double tolerance = bench_tolerance(precision);
@@ -62,7 +46,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
         KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
         for (const StreamVariant v : stream_variants()) {
             KernelPoint p{family, to_string(v), precision, n, 0, stream_traffic(v, n, value_bytes),
-                          nlohmann::json::object()};
+                          nlohmann::json::object(), ""};
             const std::string name = kernel_benchmark_name(family, p.variant, precision, n, 0);
             if (!selected(filter, name)) continue;
             progress.report(++index, total, name);
@@ -95,12 +79,12 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
             }
             // Warm-up and check; the output starts as NaN so elements the kernel skips count.
             KBENCH_CUDA_CHECK(cudaMemsetAsync(out, 0xff, ref.size() * sizeof(T), stream));
-            call();
+            profiled_warm_up(name, call);
             KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
             std::vector<T> got(ref.size());
             KBENCH_CUDA_CHECK(
                 cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
-            const double err = max_rel_error(got, ref);
+            const double err = relative_max_error(got, ref);
             if (!(err <= tolerance)) {
                 doc["benchmarks"].push_back(tolerance_error_entry(p, err, tolerance));
                 continue;
@@ -178,14 +162,10 @@ nlohmann::json run_stream_bench(const KernelBenchOptions& o, const MachineProfil
          {"max_rel_error", "max_i |out_i - ref_i| / max_i |ref_i|, ref by stream::reference"},
          {"timing", "CUDA events"},
          {"cache", o.run.cold ? "cold: L2 flushed before every timed call" : "hot"}});
-    std::unique_ptr<L2Flush> flush;
-    if (o.run.cold) flush = std::make_unique<L2Flush>();
-    const Progress progress;
-    std::size_t index = 0;
-    for_each_precision(o, [&](auto zero, const std::string& precision) {
-        run_precision<decltype(zero)>(o, precision, machine, filter, flush.get(), doc, progress,
-                                      index, total);
-    });
+    run_precisions(o, machine, filter, doc, total,
+                   [](auto zero, const std::string& precision, const FamilyRun& run) {
+                       run_precision<decltype(zero)>(run, precision);
+                   });
     return doc;
 }
 

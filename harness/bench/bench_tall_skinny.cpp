@@ -83,21 +83,6 @@ std::vector<T> to_host(const T* device, std::size_t count)
     return host;
 }
 
-/// max_i |got_i - ref_i| / max_i |ref_i| over the indices `use` selects (inf on NaN/Inf).
-template <typename T, typename Use>
-double max_rel_error(const std::vector<T>& got, const std::vector<T>& ref, Use&& use)
-{
-    double err = 0.0, scale = 0.0;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (!use(i)) continue;
-        const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref[i]));
-        if (!std::isfinite(d)) return std::numeric_limits<double>::infinity();
-        err = std::max(err, d);
-        scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-    }
-    return scale > 0.0 ? err / scale : err;
-}
-
 }  // namespace
 
 // ---- The block ------------------------------------------------------------------------------
@@ -319,6 +304,8 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
     const std::string kernel = tall_skinny_kernel(variant);
     const auto un = static_cast<std::size_t>(n);
     const auto uk = static_cast<std::size_t>(k);
+    const std::string name = kernel_benchmark_name("tall-skinny", to_string(variant),
+                                                   precision_name<T>(), n, k);
     if (check) {
         // The inputs as the warm-up call finds them (y and V are updated in place).
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -341,7 +328,7 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
             const std::vector<T> R = to_host(d.identity.data(), d.identity.size());
             blas::reference::trsm_right_upper(n, k, ref.data(), n, R.data(), d.k_max);
         }
-        call();
+        profiled_warm_up(name, call);
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
         std::vector<T> got;
         if (kernel == "gemv_t") got = to_host(r, uk);
@@ -350,11 +337,11 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
         else got = to_host(V, un * uk);
         m.max_rel_error =
             kernel == "gram"
-                ? max_rel_error(got, ref, [uk](std::size_t i) { return i % uk <= i / uk; })
-                : max_rel_error(got, ref, [](std::size_t) { return true; });
+                ? relative_max_error(got, ref, [uk](std::size_t i) { return i % uk <= i / uk; })
+                : relative_max_error(got, ref);
         if (!(m.max_rel_error <= tolerance)) return m;
     } else {
-        call();
+        profiled_warm_up(name, call);
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
     }
     m.timing = time_point(call, s, Clock::events, repetitions, min_time, flush);
@@ -383,15 +370,12 @@ constexpr std::int64_t tall_skinny_bench_max_n = std::numeric_limits<int>::max()
 const char* const family = "tall-skinny";
 
 template <typename T>
-void run_precision(const KernelBenchOptions& o, const std::string& precision,
-                   const MachineProfile* machine, const std::optional<std::regex>& filter,
-                   L2Flush* flush, nlohmann::json& doc, const Progress& progress,
-                   std::size_t& index, std::size_t total)
+void run_precision(const FamilyRun& run, const std::string& precision)
 {
-    cuda_stream stream;
-    cublas_handle blas;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
+    const auto& [o, machine, filter, flush, doc, progress, index, total] = run;
+    const BlasOnStream b(CUBLAS_POINTER_MODE_HOST);
+    cudaStream_t stream = b.stream;
+    cublasHandle_t blas = b.blas;
     const double tolerance = bench_tolerance(precision);
     for (const std::int64_t n : o.ns) {
         std::vector<int> ks;
@@ -405,7 +389,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
         for (const int k : o.ks) {
             for (const TallSkinnyVariant v : tall_skinny_variants()) {
                 KernelPoint p{family, to_string(v), precision, n, k, {},
-                              {{"kernel", tall_skinny_kernel(v)}}};
+                              {{"kernel", tall_skinny_kernel(v)}}, ""};
                 const std::string name = kernel_benchmark_name(family, p.variant, precision, n, k);
                 if (!selected(filter, name)) continue;
                 progress.report(++index, total, name);
@@ -414,9 +398,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
                     tolerance);
                 p.traffic = m.traffic;
                 doc["benchmarks"].push_back(
-                    m.timed ? kernel_bench_entry(p, m.timing, o.run.repetitions, m.max_rel_error,
-                                                 machine)
-                            : tolerance_error_entry(p, m.max_rel_error, tolerance));
+                    measurement_entry(p, m, o.run.repetitions, tolerance, machine));
             }
         }
     }
@@ -453,14 +435,10 @@ nlohmann::json run_tall_skinny_bench(const KernelBenchOptions& o, const MachineP
                            "blas::reference (gram: the upper triangle)"},
          {"timing", "CUDA events"},
          {"cache", o.run.cold ? "cold: L2 flushed before every timed call" : "hot"}});
-    std::unique_ptr<L2Flush> flush;
-    if (o.run.cold) flush = std::make_unique<L2Flush>();
-    const Progress progress;
-    std::size_t index = 0;
-    for_each_precision(o, [&](auto zero, const std::string& precision) {
-        run_precision<decltype(zero)>(o, precision, machine, filter, flush.get(), doc, progress,
-                                      index, total);
-    });
+    run_precisions(o, machine, filter, doc, total,
+                   [](auto zero, const std::string& precision, const FamilyRun& run) {
+                       run_precision<decltype(zero)>(run, precision);
+                   });
     return doc;
 }
 

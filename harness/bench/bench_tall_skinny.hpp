@@ -96,13 +96,8 @@ struct TallSkinnyData {
                                        // of reach of the gram kernels (kernels/dot.hpp)
 };
 
-/// What one point measured.
-struct TallSkinnyMeasurement {
-    PointTiming timing;       // seconds NaN when not timed
-    models::Traffic traffic;  // of one call
-    double max_rel_error;     // NaN when not checked
-    bool timed = false;       // false: max_rel_error exceeded the tolerance, not timed
-};
+/// What one point measured (max_rel_error NaN when not checked).
+using TallSkinnyMeasurement = PointMeasurement;
 
 /// Measures `variant` at k (1 <= k <= data.k_max): one warm-up call, then time_point (CUDA
 /// events, `repetitions` repetitions of >= min_time seconds; cold with `flush`). With `check`,

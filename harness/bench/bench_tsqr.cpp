@@ -101,7 +101,7 @@ TsqrTiming measure_tsqr_point(const TsqrVariant& v, const ortho::GpuHandles& h, 
     restore();
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
     const auto t0 = clock::now();
-    call();
+    profiled_warm_up(kernel_benchmark_name("tsqr", v.name, precision_name<T>(), n, k), call);
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(s));
     const double warmup = std::chrono::duration<double>(clock::now() - t0).count();
     TsqrTiming t;
@@ -179,7 +179,7 @@ void run_precision(const KernelBenchOptions& o, const std::string& precision,
             const std::vector<T> Vh = to_host(V0.data(), static_cast<std::size_t>(n) * k);
             for (const TsqrVariant& v : variants) {
                 KernelPoint p{family, v.name, precision, n, k, tsqr_traffic(v, n, k, value_bytes),
-                              nlohmann::json::object()};
+                              nlohmann::json::object(), ""};
                 const std::string name = kernel_benchmark_name(family, v.name, precision, n, k);
                 if (!selected(filter, name)) continue;
                 progress.report(++index, total, name);

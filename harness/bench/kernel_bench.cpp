@@ -77,7 +77,9 @@ std::vector<std::string> parse_bench_precision(const std::string& text)
 
 void validate(const KernelBenchOptions& o, std::int64_t n_max, int k_max)
 {
-    if (o.ns.empty())
+    if (n_max == 0 && !o.ns.empty())
+        throw std::invalid_argument("--n: this family has no n (its sizes are its matrices')");
+    if (n_max > 0 && o.ns.empty())
         throw std::invalid_argument(
             fmt::format("--n: expected at least one length in [1, {}]", n_max));
     for (const std::int64_t n : o.ns)
@@ -116,9 +118,17 @@ nlohmann::json kernel_bench_document(const std::string& id, const std::string& f
     MatrixSet none;
     none.name = "none";
     none.description = "kernel benchmarks on generated vectors: no matrix is used";
-    nlohmann::json doc = make_results_document(
-        kbench_context(id, MatrixSource{}, none, machine, o.run.cold));
-    method["n"] = o.ns;
+    return kernel_bench_document(id, family, o, machine, std::move(method), MatrixSource{}, none);
+}
+
+nlohmann::json kernel_bench_document(const std::string& id, const std::string& family,
+                                     const KernelBenchOptions& o, const MachineProfile* machine,
+                                     nlohmann::json method, const MatrixSource& source,
+                                     const MatrixSet& set)
+{
+    nlohmann::json doc =
+        make_results_document(kbench_context(id, source, set, machine, o.run.cold));
+    if (!o.ns.empty()) method["n"] = o.ns;
     if (!o.ks.empty()) method["k"] = o.ks;
     method["precisions"] = o.precisions;
     method["repetitions"] = o.run.repetitions;
@@ -142,20 +152,27 @@ nlohmann::json kbench_object(const KernelPoint& p, long long loops, double max_r
     params["n"] = p.n;
     if (p.k > 0) params["k"] = p.k;
     if (loops > 0) params["loops"] = loops;
-    return {{"study", p.family},
-            {"kernel", p.variant},
-            {"precision", p.precision},
-            {"params", std::move(params)},
-            {"max_rel_error", std::isfinite(max_rel_error) ? nlohmann::json(max_rel_error)
-                                                           : nlohmann::json(nullptr)}};
+    nlohmann::json o{{"study", p.family}, {"kernel", p.variant}, {"precision", p.precision}};
+    if (!p.matrix.empty()) o["matrix"] = p.matrix;
+    o["params"] = std::move(params);
+    o["max_rel_error"] =
+        std::isfinite(max_rel_error) ? nlohmann::json(max_rel_error) : nlohmann::json(nullptr);
+    return o;
 }
 
 }  // namespace
 
+std::string point_name(const KernelPoint& p)
+{
+    if (p.matrix.empty()) return kernel_benchmark_name(p.family, p.variant, p.precision, p.n, p.k);
+    const std::string name = fmt::format("{}/{}/{}/{}", p.family, p.variant, p.precision, p.matrix);
+    return p.k > 0 ? fmt::format("{}/k={}", name, p.k) : name;
+}
+
 nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, int repetitions,
                                   double max_rel_error, const MachineProfile* machine)
 {
-    const std::string name = kernel_benchmark_name(p.family, p.variant, p.precision, p.n, p.k);
+    const std::string name = point_name(p);
     const double us = t.seconds * 1e6;
     const double gbps = p.traffic.bytes() / t.seconds * 1e-9;
     nlohmann::json e{{"name", name + "_median"},
@@ -198,10 +215,18 @@ nlohmann::json tolerance_error_entry(const KernelPoint& p, double max_rel_error,
         max_rel_error);
 }
 
+nlohmann::json measurement_entry(const KernelPoint& p, const PointMeasurement& m,
+                                 int repetitions, double tolerance,
+                                 const MachineProfile* machine)
+{
+    return m.timed ? kernel_bench_entry(p, m.timing, repetitions, m.max_rel_error, machine)
+                   : tolerance_error_entry(p, m.max_rel_error, tolerance);
+}
+
 nlohmann::json kernel_bench_error_entry(const KernelPoint& p, const std::string& message,
                                         double max_rel_error)
 {
-    const std::string name = kernel_benchmark_name(p.family, p.variant, p.precision, p.n, p.k);
+    const std::string name = point_name(p);
     return {{"name", name},
             {"run_name", name},
             {"run_type", "iteration"},

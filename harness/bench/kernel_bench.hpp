@@ -13,13 +13,17 @@
 #pragma once
 
 #include "harness/core/machine.hpp"
+#include "harness/core/ncu_profile.hpp"
+#include "harness/core/progress.hpp"
 #include "harness/core/study_context.hpp"
 #include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/nvtx.hpp"
 #include "kernels/l2_flush.hpp"
 #include "models/spmv_traffic.hpp"  // models::Traffic
 
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
@@ -27,7 +31,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kbench::harness {
@@ -89,6 +97,51 @@ PointTiming time_point(Call&& call, cudaStream_t stream, Clock clock, int repeti
     return t;
 }
 
+/// The name of precision T in benchmark names: "double" or "float".
+template <typename T>
+constexpr const char* precision_name()
+{
+    static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "double or float");
+    return std::is_same_v<T, double> ? "double" : "float";
+}
+
+/// The warm-up call of the benchmark `name`: call() once inside the push/pop range
+/// profile_range_name(name) of kbench's NVTX domain (harness/core/ncu_profile.hpp), the one call
+/// of a point that `kbench profile <name>` has Nsight Compute measure (every kernel it launches;
+/// the timed calls stay outside). The caller synchronizes and checks the result as before.
+/// Without a tool attached the range costs two no-op calls.
+template <typename Call>
+void profiled_warm_up(const std::string& name, Call&& call)
+{
+    const std::string range = profile_range_name(name);
+    const nvtx_range scope{range.c_str()};
+    call();
+}
+
+/// max_i |got_i - ref_i| / max_i |ref_i| over the indices i < ref.size() that use(i) selects
+/// (the absolute error when those ref are all zero; inf when a difference is Inf or NaN): the
+/// error of a result against its CPU reference. `got` has at least ref.size() elements.
+template <typename T, typename Use>
+double relative_max_error(const std::vector<T>& got, const std::vector<T>& ref, Use&& use)
+{
+    double err = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        if (!use(i)) continue;
+        const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref[i]));
+        if (!std::isfinite(d)) return INFINITY;
+        err = std::max(err, d);
+        scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
+    }
+    return scale > 0.0 ? err / scale : err;
+}
+
+/// relative_max_error over every index.
+template <typename T>
+double relative_max_error(const std::vector<T>& got, const std::vector<T>& ref)
+{
+    return relative_max_error(got, ref, [](std::size_t) { return true; });
+}
+
 // ---- Options of a family --------------------------------------------------------------------
 
 /// What `kbench bench <family>` measures: every variant of the family at every (n, k) and
@@ -113,9 +166,10 @@ std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& texts,
 std::vector<std::string> parse_bench_precision(const std::string& text);
 
 /// Throws std::invalid_argument naming the option and what was expected when `o` is out of
-/// range: no --n or an n outside [1, n_max]; no --k or a k outside [1, k_max] (k_max == 0: a
-/// family without k, whose ks must be empty); no precision or one other than double/float; run
-/// options (validate); a filter that is not a regex.
+/// range: no --n or an n outside [1, n_max] (n_max == 0: a family without n, e.g. spmm over a
+/// matrix set, whose ns must be empty); no --k or a k outside [1, k_max] (k_max == 0: a family
+/// without k, whose ks must be empty); no precision or one other than double/float; run options
+/// (validate); a filter that is not a regex.
 void validate(const KernelBenchOptions& o, std::int64_t n_max, int k_max);
 
 /// "<family>/<variant>/<precision>/n=<n>/k=<k>"; without "/k=<k>" for k <= 0 (a family without
@@ -132,6 +186,13 @@ nlohmann::json kernel_bench_document(const std::string& id, const std::string& f
                                      const KernelBenchOptions& o, const MachineProfile* machine,
                                      nlohmann::json method);
 
+/// The same for a family over the matrices of `set` (loaded from `source`): the context names
+/// the set as bench spmv's does; the caller adds each matrix to context.kbench.matrices.
+nlohmann::json kernel_bench_document(const std::string& id, const std::string& family,
+                                     const KernelBenchOptions& o, const MachineProfile* machine,
+                                     nlohmann::json method, const MatrixSource& source,
+                                     const MatrixSet& set);
+
 /// What one measured point of a family is.
 struct KernelPoint {
     std::string family, variant, precision;
@@ -139,17 +200,38 @@ struct KernelPoint {
     int k = 0;
     models::Traffic traffic;  // model bytes and flops of one call
     nlohmann::json params = nlohmann::json::object();  // family-specific parameters
+    std::string matrix;  // a family over a matrix set (spmm): the matrix; n is then its rows
 };
 
-/// The Google Benchmark "median" aggregate entry of a timed point: name "<run_name>_median",
+/// The benchmark name of p: kernel_benchmark_name, or with a matrix
+/// "<family>/<variant>/<precision>/<matrix>/k=<k>" (without "/k=<k>" for k <= 0).
+std::string point_name(const KernelPoint& p);
+
+/// The Google Benchmark "median" aggregate entry of a timed point (run_name point_name(p)): name
+/// "<run_name>_median",
 /// run_name, run_type "aggregate", aggregate_name "median", repetitions, iterations (the loop
 /// count L), real_time = cpu_time (median seconds per call, in us), time_unit "us"; counters
 /// bytes_read, bytes_written, flops, GBps, GFlops, bw_frac_read and bw_frac_triad (left out
 /// without a machine profile or its rate), max_rel_error, n, k (left out for k <= 0); and
-/// "kbench": {study (the family), kernel (the variant), precision, params (n, k, loops and
-/// p.params), max_rel_error}.
+/// "kbench": {study (the family), kernel (the variant), precision, [matrix,] params (n, k, loops
+/// and p.params), max_rel_error}.
 nlohmann::json kernel_bench_entry(const KernelPoint& p, const PointTiming& t, int repetitions,
                                   double max_rel_error, const MachineProfile* machine);
+
+/// What the measurement of one point of a family gives (measure_dot_point,
+/// measure_tall_skinny_point, measure_bicgstab_kernel_point).
+struct PointMeasurement {
+    PointTiming timing;         // seconds NaN when not timed
+    models::Traffic traffic;    // model bytes and flops of one call
+    double max_rel_error = 0.0; // of the warm-up call against the CPU reference (NaN: unchecked)
+    bool timed = false;         // false: max_rel_error exceeded the tolerance, not timed
+};
+
+/// The entry of measured point p (p.traffic as given): kernel_bench_entry when m.timed, else
+/// tolerance_error_entry with `tolerance`.
+nlohmann::json measurement_entry(const KernelPoint& p, const PointMeasurement& m,
+                                 int repetitions, double tolerance,
+                                 const MachineProfile* machine);
 
 /// The entry of a point that was not timed: Google Benchmark's shape of a skipped run
 /// (run_type "iteration", error_occurred true, error_message), with the "kbench" object.
@@ -199,5 +281,45 @@ void for_each_precision(const KernelBenchOptions& o, F&& f)
         else f(float{}, precision);
     }
 }
+
+/// What the per-precision part of a family's run works with (run_precisions).
+struct FamilyRun {
+    const KernelBenchOptions& o;
+    const MachineProfile* machine;            // may be null: no bw_frac_* counters
+    const std::optional<std::regex>& filter;  // compile_filter(o.filter)
+    L2Flush* flush;                           // a cold run's (o.run.cold); null otherwise
+    nlohmann::json& doc;                      // the results document the entries go to
+    const Progress& progress;
+    std::size_t& index;  // points run so far
+    std::size_t total;   // points to run
+};
+
+/// The per-precision loop of a family's run: one FamilyRun for the whole run (an L2Flush when
+/// o.run.cold, one Progress, one count of points), then f(T{}, precision, run) for each of
+/// o.precisions (for_each_precision).
+template <typename F>
+void run_precisions(const KernelBenchOptions& o, const MachineProfile* machine,
+                    const std::optional<std::regex>& filter, nlohmann::json& doc,
+                    std::size_t total, F&& f)
+{
+    std::unique_ptr<L2Flush> flush;
+    if (o.run.cold) flush = std::make_unique<L2Flush>();
+    const Progress progress;
+    std::size_t index = 0;
+    const FamilyRun run{o, machine, filter, flush.get(), doc, progress, index, total};
+    for_each_precision(o,
+                       [&](auto zero, const std::string& precision) { f(zero, precision, run); });
+}
+
+/// A cuBLAS handle on a new non-blocking stream, in pointer mode `mode`.
+struct BlasOnStream {
+    cuda_stream stream;
+    cublas_handle blas;
+    explicit BlasOnStream(cublasPointerMode_t mode)
+    {
+        KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
+        KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, mode));
+    }
+};
 
 }  // namespace kbench::harness

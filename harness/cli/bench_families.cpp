@@ -1,7 +1,10 @@
 // `kbench bench <family>` for the kernel families of the zoo beside SpMV (run.cpp's `bench
-// spmv`): dot, tall-skinny, stream, tsqr. Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
+// spmv`): dot, tall-skinny, stream, tsqr, bicgstab-kernels, and spmm (over a matrix set, as
+// bench spmv). Each family's options, names and runner are in harness/bench/ (kernel_bench.hpp
 // and bench_<family>.hpp), shared with the studies that sweep the same kernels.
+#include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_spmm.hpp"
 #include "harness/bench/bench_spmv.hpp"  // print_spmv_summary: the same entry shape
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
@@ -9,6 +12,7 @@
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/machine.hpp"
+#include "harness/core/registry.hpp"
 #include "harness/core/results_json.hpp"
 
 #include <fmt/format.h>
@@ -35,14 +39,48 @@ struct FamilySpec {
     std::function<nlohmann::json(const KernelBenchOptions&, const MachineProfile*)> run;
 };
 
+/// The options every family takes besides its sizes, bound to `args`.
+struct CommonArgs {
+    std::string precision = "double", json;
+    KernelBenchOptions options;
+    bool no_machine = false;
+};
+
+/// --precision, --cold, --repetitions, --min-time, --filter (`names`: the family's name
+/// pattern), --json, --no-machine.
+void add_common_options(CLI::App* sub, CommonArgs& a, const std::string& names)
+{
+    sub->add_option("--precision", a.precision, "double, float or both")->capture_default_str();
+    sub->add_flag("--cold", a.options.run.cold,
+                  "flush the L2 cache before each timed call (one call per repetition)");
+    sub->add_option("--repetitions", a.options.run.repetitions, "repetitions (median reported)")
+        ->capture_default_str();
+    sub->add_option("--min-time", a.options.run.min_time,
+                    "seconds of back-to-back calls per repetition (0: one call)")
+        ->capture_default_str();
+    sub->add_option("--filter", a.options.filter, "regex on benchmark names " + names);
+    sub->add_option("--json", a.json, "write the results JSON to FILE");
+    sub->add_flag("--no-machine", a.no_machine,
+                  "skip the machine profile (bw_frac_* counters are then left out)");
+}
+
+/// Measures the machine profile unless --no-machine, runs, writes --json, prints the summary.
+void run_and_report(const std::string& family, const CommonArgs& a,
+                    const std::function<nlohmann::json(const MachineProfile*)>& run)
+{
+    require_gpu(("kbench bench " + family).c_str());
+    MachineProfile machine;
+    if (!a.no_machine) machine = measure_machine(&std::cerr);
+    const nlohmann::json doc = run(a.no_machine ? nullptr : &machine);
+    if (!a.json.empty()) write_json_file(doc, a.json);
+    print_spmv_summary(doc);
+}
+
 void add_family(CLI::App* bench, FamilySpec spec)
 {
-    struct Args {
+    struct Args : CommonArgs {
         FamilySpec spec;
         std::vector<std::string> ns, ks;
-        std::string precision = "double", json;
-        KernelBenchOptions options;
-        bool no_machine = false;
     };
     auto a = std::make_shared<Args>();
     a->spec = std::move(spec);
@@ -60,20 +98,8 @@ void add_family(CLI::App* bench, FamilySpec spec)
             ->delimiter(',')
             ->capture_default_str();
     }
-    sub->add_option("--precision", a->precision, "double, float or both")->capture_default_str();
-    sub->add_flag("--cold", a->options.run.cold,
-                  "flush the L2 cache before each timed call (one call per repetition)");
-    sub->add_option("--repetitions", a->options.run.repetitions, "repetitions (median reported)")
-        ->capture_default_str();
-    sub->add_option("--min-time", a->options.run.min_time,
-                    "seconds of back-to-back calls per repetition (0: one call)")
-        ->capture_default_str();
-    sub->add_option("--filter", a->options.filter,
-                    "regex on benchmark names " + s.name + "/<variant>/<precision>/n=<n>" +
-                        (s.k_max > 0 ? "/k=<k>" : ""));
-    sub->add_option("--json", a->json, "write the results JSON to FILE");
-    sub->add_flag("--no-machine", a->no_machine,
-                  "skip the machine profile (bw_frac_* counters are then left out)");
+    add_common_options(sub, *a, s.name + "/<variant>/<precision>/n=<n>" +
+                                    (s.k_max > 0 ? "/k=<k>" : ""));
     sub->callback([a] {
         const FamilySpec& spec = a->spec;
         KernelBenchOptions o = a->options;
@@ -83,12 +109,39 @@ void add_family(CLI::App* bench, FamilySpec spec)
                 o.ks.push_back(static_cast<int>(k));
         o.precisions = parse_bench_precision(a->precision);
         validate(o, spec.n_max, spec.k_max);
-        require_gpu(("kbench bench " + spec.name).c_str());
-        MachineProfile machine;
-        if (!a->no_machine) machine = measure_machine(&std::cerr);
-        const nlohmann::json doc = spec.run(o, a->no_machine ? nullptr : &machine);
-        if (!a->json.empty()) write_json_file(doc, a->json);
-        print_spmv_summary(doc);
+        run_and_report(spec.name, *a, [&](const MachineProfile* m) { return spec.run(o, m); });
+    });
+}
+
+/// `kbench bench spmm`: matrices of a set (as bench spmv) instead of --n.
+void add_spmm_family(CLI::App* bench)
+{
+    struct Args : CommonArgs {
+        SpmmBenchOptions spmm;
+        std::string kernels;
+        std::vector<std::string> ks{"1", "4", "8"};
+    };
+    auto a = std::make_shared<Args>();
+    auto* sub = bench->add_subcommand(
+        "spmm", "SpMM Y = A X of block GMRES and the matrix powers kernel (kernels/spmm.hpp) vs "
+                "cuSPARSE SpMM, over a matrix set at block widths k");
+    add_source_options(sub, a->spmm.source);
+    sub->add_option("--kernels", a->kernels,
+                    "comma-separated kernels (default: all): " + join(spmm_kernels()));
+    sub->add_option("--k", a->ks, "block widths k (one or more; integers in [1, " +
+                                      std::to_string(spmm_bench_max_k()) + "])")
+        ->delimiter(',')
+        ->capture_default_str();
+    add_common_options(sub, *a, "spmm/<kernel>/<precision>/<matrix>/k=<k>");
+    sub->callback([a] {
+        SpmmBenchOptions o = a->spmm;
+        o.kernels = parse_spmm_kernels(a->kernels);
+        o.kernel = a->options;
+        for (const std::int64_t k : parse_sizes(a->ks, "--k", 1, spmm_bench_max_k()))
+            o.kernel.ks.push_back(static_cast<int>(k));
+        o.kernel.precisions = parse_bench_precision(a->precision);
+        spmm_benchmark_names(o);  // validates, loads the set: before any GPU work
+        run_and_report("spmm", *a, [&](const MachineProfile* m) { return run_spmm_bench(o, m); });
     });
 }
 
@@ -136,6 +189,17 @@ void add_bench_family_subcommands(CLI::App* bench)
                        std::numeric_limits<int>::max(),
                        tsqr_bench_max_k(),
                        run_tsqr_bench});
+    add_family(bench, {"bicgstab-kernels",
+                       "Fused BiCGSTAB vector kernels (anzt2015 Sec. 3.3, Table 1): p_update, "
+                       "alpha_dot, s_update, omega_dot, xr_update vs the cuBLAS calls they merge",
+                       "vector lengths n",
+                       "",
+                       {"1000000"},
+                       {},
+                       bicgstab_kernel_bench_max_n(),
+                       0,
+                       run_bicgstab_kernel_bench});
+    add_spmm_family(bench);
 }
 
 }  // namespace kbench::harness

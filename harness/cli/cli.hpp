@@ -24,6 +24,9 @@ CLI::Validator sellp_check(bool power_of_two, long long max);
 /// load_matrix_set.
 void check_matrix_source(const MatrixSource& source);
 
+/// --set, --matrix-dir (an existing directory) and --real bound to `source` (run.cpp).
+void add_source_options(CLI::App* sub, MatrixSource& source);
+
 /// --sellp-b, --sellp-t, --sigma, --long-row-threshold bound to `p` (0, their value when left
 /// out, means spmv::choose_sellp_params' choice; an explicit 0 is refused).
 void add_sellp_options(CLI::App* sub, SellpParams& p);

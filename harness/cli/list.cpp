@@ -1,5 +1,7 @@
 // `kbench list [--ids|--sets|--kernels] [--results-dir DIR]`.
+#include "harness/bench/bench_bicgstab_kernels.hpp"
 #include "harness/bench/bench_dot.hpp"
+#include "harness/bench/bench_spmm.hpp"
 #include "harness/bench/bench_stream.hpp"
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/bench_tsqr.hpp"
@@ -101,6 +103,13 @@ void add_list_command(CLI::App& app)
             for (const StreamVariant v : stream_variants()) fmt::print("  {}\n", to_string(v));
             fmt::print("tsqr: TSQR methods, names tsqr/<variant>/<precision>/n=<n>/k=<k>\n");
             for (const TsqrVariant& v : tsqr_variants()) fmt::print("  {}\n", v.name);
+            fmt::print("bicgstab-kernels: fused BiCGSTAB kernels and their cuBLAS calls, names "
+                       "bicgstab-kernels/<variant>/<precision>/n=<n>\n");
+            for (const BicgstabKernelVariant v : bicgstab_kernel_variants())
+                fmt::print("  {:<18} ({})\n", to_string(v), bicgstab_model_kernel(v));
+            fmt::print("spmm: sparse times dense block over a matrix set, names "
+                       "spmm/<kernel>/<precision>/<matrix>/k=<k>\n");
+            for (const auto& k : spmm_kernels()) fmt::print("  {}\n", k);
         }
     });
 }

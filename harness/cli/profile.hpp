@@ -1,31 +1,16 @@
-// `kbench profile <benchmark-name>`: measure one SpMV launch's DRAM traffic with Nsight Compute
-// and compare it with the traffic model (models/spmv_traffic.hpp; anzt2015 Sec. 3.1).
+// `kbench profile <benchmark name>`: Nsight Compute on one benchmark of any family of `kbench
+// bench` (harness/bench/bench_profile.hpp: the names, the ncu command line and the report),
+// DRAM bytes read and written next to the traffic model's.
 #pragma once
 
-#include "harness/core/study_context.hpp"
-
-#include <string>
-#include <vector>
+#include "harness/bench/bench_profile.hpp"
 
 namespace kbench::harness {
 
-struct ProfileOptions {
-    std::string name;    // spmv/<kernel>/<precision>/<matrix>
-    MatrixSource source;
-    std::string ncu = "ncu";
-};
-
-/// Escapes the regex metacharacters of `text` (ECMAScript) so it matches literally.
-std::string regex_escape(const std::string& text);
-
-/// The ncu command line that profiles exactly one launch of `name`, re-running `self` (this
-/// executable) as `bench spmv` and writing the benchmark results to `json_out`.
-std::vector<std::string> ncu_command(const ProfileOptions& options, const std::string& self,
-                                     const std::string& json_out);
-
-/// Runs the profile and prints measured vs model bytes; returns the exit code. Throws
-/// std::invalid_argument for a malformed benchmark name, std::runtime_error when ncu fails or
-/// its output has no kernel.
+/// Runs ncu_command(options, this executable, a temporary results file), prints
+/// format_profile_report and returns the exit code (0). Throws std::invalid_argument for a
+/// malformed benchmark name or --metrics; std::runtime_error when ncu fails, profiles no kernel
+/// inside the benchmark's range, or the profiled run has no error-free result for it.
 int run_profile(const ProfileOptions& options);
 
 }  // namespace kbench::harness

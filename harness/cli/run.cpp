@@ -30,7 +30,6 @@ void require_gpu(const char* command)
     }
 }
 
-namespace {
 void add_source_options(CLI::App* sub, MatrixSource& source)
 {
     sub->add_option("--set", source.set, "matrix set: shipped name (kbench list --sets) or "
@@ -43,6 +42,8 @@ void add_source_options(CLI::App* sub, MatrixSource& source)
                   "in the matrix directory or <cache>/matrices (kbench matrix fetch --set), "
                   "the stand-ins otherwise");
 }
+
+namespace {
 /// --cold, --repetitions, --min-time, --spmv-tune, --spmv-trials, --quick (defaults: those in
 /// `o`). The subcommand's callback calls finish_run_options.
 void add_run_options(CLI::App* sub, RunOptions& o)
@@ -127,7 +128,8 @@ void add_bench_command(CLI::App& app)
     auto a = std::make_shared<Args>();
     a->spmv.run.min_time = 0.2;
     auto* bench = app.add_subcommand("bench", "Run benchmarks (subcommands: spmv, and the kernel "
-                                              "families: dot, tall-skinny, stream, tsqr)");
+                                              "families: dot, tall-skinny, stream, tsqr, "
+                                              "bicgstab-kernels, spmm)");
     bench->require_subcommand(1);
     auto* sub = bench->add_subcommand("spmv", "SpMV benchmarks over a matrix set (anzt2015 Table 3)");
     add_source_options(sub, a->spmv.source);
@@ -188,14 +190,21 @@ void add_reproduce_command(CLI::App& app)
 void add_profile_command(CLI::App& app)
 {
     auto o = std::make_shared<ProfileOptions>();
-    auto* sub = app.add_subcommand("profile", "Measure one benchmark's DRAM traffic with Nsight "
-                                              "Compute and compare it with the model");
-    sub->add_option("benchmark", o->name, "benchmark name spmv/<kernel>/<precision>/<matrix>")
+    auto* sub = app.add_subcommand(
+        "profile", "Measure one benchmark's DRAM traffic with Nsight Compute (every kernel of its "
+                   "warm-up call) and compare it with the model");
+    sub->add_option("benchmark", o->name,
+                    "benchmark name of any family (kbench list --kernels), e.g. "
+                    "spmv/<kernel>/<precision>/<matrix> or dot/<variant>/<precision>/n=<n>/k=<k>")
         ->required();
     add_source_options(sub, o->source);
     sub->add_option("--ncu", o->ncu, "Nsight Compute CLI")->capture_default_str();
+    sub->add_option("--metrics", o->metrics,
+                    "extra ncu sections (e.g. SpeedOfLight,MemoryWorkloadAnalysis) and metrics "
+                    "(names with '__'), comma-separated, printed per kernel");
     sub->callback([o] {
-        parse_spmv_benchmark_name(o->name);
+        parse_benchmark_name(o->name);
+        profile_request(*o);
         require_gpu("kbench profile");
         exit_status() = run_profile(*o);
     });

@@ -57,7 +57,7 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
 
 }  // namespace
 
-std::vector<NcuKernel> parse_ncu_csv(const std::string& text)
+std::vector<NcuKernel> parse_ncu_csv(const std::string& text, NcuText text_values)
 {
     std::istringstream in(text);
     std::string line;
@@ -75,6 +75,9 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text)
                       c_metric = column(header, "Metric Name"),
                       c_unit = column(header, "Metric Unit"),
                       c_value = column(header, "Metric Value");
+    const auto section_it = std::find(header.begin(), header.end(), "Section Name");
+    const bool has_section = section_it != header.end();
+    const auto c_section = static_cast<std::size_t>(section_it - header.begin());
     std::vector<NcuKernel> kernels;
     while (std::getline(in, line)) {
         const auto f = split_csv_line(line);
@@ -82,18 +85,24 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text)
         std::string value = f[c_value];
         value.erase(std::remove(value.begin(), value.end(), ','), value.end());
         double v = 0.0;
+        bool numeric = true;
         try {
             std::size_t used = 0;
             v = std::stod(value, &used);
-            if (used != value.size()) throw std::invalid_argument(value);
+            numeric = used == value.size();
         } catch (const std::exception&) {
+            numeric = false;
+        }
+        if (!numeric && text_values == NcuText::reject) {
             throw std::invalid_argument("ncu metric " + f[c_metric] + " has the non-numeric value '" +
                                         f[c_value] + "'");
         }
         if (kernels.empty() || kernels.back().id != f[c_id]) {
-            kernels.push_back({f[c_id], f[c_kernel], {}});
+            kernels.push_back({f[c_id], f[c_kernel], {}, {}});
         }
-        kernels.back().metrics[f[c_metric]] = v * unit_scale(f[c_unit]);
+        NcuKernel& k = kernels.back();
+        k.rows.push_back({has_section ? f[c_section] : "", f[c_metric], f[c_unit], f[c_value]});
+        if (numeric) k.metrics[f[c_metric]] = v * unit_scale(f[c_unit]);
     }
     return kernels;
 }

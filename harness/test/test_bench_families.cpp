@@ -138,7 +138,7 @@ TEST(DotVariants, NamesAreDistinct)
 
 TEST(KernelBenchEntry, CarriesTimeTrafficRatesAndError)
 {
-    kh::KernelPoint p{"dot", "mdot", "double", 1000, 2, {}, {{"note", "x"}}};
+    kh::KernelPoint p{"dot", "mdot", "double", 1000, 2, {}, {{"note", "x"}}, ""};
     p.traffic.bytes_read = 3000.0 * 8;
     p.traffic.bytes_written = 16.0;
     p.traffic.flops = 4000.0;
@@ -264,7 +264,8 @@ TEST(StreamTraffic, CopyTriadRead)
 
 TEST(KernelBenchEntry, FamilyWithoutKHasNoK)
 {
-    const kh::KernelPoint p{"stream", "copy", "double", 1000, 0, {}, nlohmann::json::object()};
+    const kh::KernelPoint p{"stream", "copy", "double", 1000, 0, {}, nlohmann::json::object(),
+                            ""};
     kh::PointTiming t;
     t.seconds = 1e-6;
     const nlohmann::json e = kh::kernel_bench_entry(p, t, 3, 0.0, nullptr);

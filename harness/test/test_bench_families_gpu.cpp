@@ -5,6 +5,7 @@
 #include "harness/bench/bench_tall_skinny.hpp"
 #include "harness/bench/bench_tsqr.hpp"
 #include "harness/bench/kernel_bench.hpp"
+#include "harness/test/bench_gpu_checks.hpp"
 #include "kernels/test/gpu_test.hpp"
 
 #include <gtest/gtest.h>
@@ -14,34 +15,8 @@
 
 namespace kh = kbench::harness;
 
-namespace {
-
-/// Asserts the fields every timed entry of a kernel family has.
-void expect_timed_entry(const nlohmann::json& e, const std::string& run_name)
-{
-    SCOPED_TRACE(run_name);
-    EXPECT_EQ(e.value("run_name", ""), run_name);
-    EXPECT_EQ(e.value("name", ""), run_name + "_median");
-    EXPECT_FALSE(e.value("error_occurred", false)) << e.value("error_message", "");
-    for (const char* key : {"real_time", "bytes_read", "bytes_written", "flops", "GBps", "GFlops",
-                            "max_rel_error", "n", "iterations"})
-        EXPECT_TRUE(e.contains(key)) << key;
-    EXPECT_GT(e["real_time"].get<double>(), 0.0);
-    EXPECT_GT(e["GBps"].get<double>(), 0.0);
-    EXPECT_TRUE(e.contains("bw_frac_read"));
-    EXPECT_LE(e["max_rel_error"].get<double>(), 1e-8);
-    EXPECT_TRUE(e.contains("kbench"));
-}
-
-kh::MachineProfile fake_machine()
-{
-    kh::MachineProfile m;
-    m.read_gbps = 1000.0;
-    m.triad_gbps = 900.0;
-    return m;
-}
-
-}  // namespace
+using kbench::harness::test::expect_timed_entry;
+using kbench::harness::test::fake_machine;
 
 TEST(BenchDotGpu, OneSmallPointOfEveryVariant)
 {

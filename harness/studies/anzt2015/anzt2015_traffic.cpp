@@ -13,8 +13,7 @@
 // models::csr_spmv), table1_bytes_read (the reads anzt2015 Table 1 counts, where they differ
 // from the model's), measured_bytes_read / measured_bytes_written (DRAM, per iteration, averaged over the
 // profiled iterations) and launches (kernels per iteration under that name).
-#include "harness/core/ncu_csv.hpp"
-#include "harness/core/process.hpp"
+#include "harness/core/ncu_profile.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study.hpp"
@@ -38,58 +37,40 @@ namespace fs = std::filesystem;
 
 constexpr int profiled_iterations = 3;
 constexpr int value_bytes = 8;  // double precision, as anzt2015 Table 1
-constexpr const char* metric_read = "dram__bytes_read.sum";
-constexpr const char* metric_write = "dram__bytes_write.sum";
-
-struct Measured {
-    double read = 0.0, write = 0.0;
-    int launches = 0;
-};
-
-/// Runs one form's detailed solve under ncu; DRAM bytes summed per NVTX-renamed kernel name.
-std::map<std::string, Measured> profile_form(const std::string& form, const StudyRun& run,
-                                             const std::string& matrix)
+/// Runs one form's detailed solve under ncu (harness/core/ncu_profile.hpp, the path of `kbench
+/// profile`); DRAM bytes summed per NVTX-renamed kernel name.
+std::map<std::string, NcuTotals> profile_form(const std::string& form, const StudyRun& run,
+                                              const std::string& matrix)
 {
     const std::string self = fs::read_symlink("/proc/self/exe").string();
     const std::string json_out =
         (fs::temp_directory_path() / fmt::format("kbench-table1-{}-{}.json", form, getpid()))
             .string();
-    std::vector<std::string> cmd{
-        "ncu", "--nvtx", "--nvtx-exclude", std::string{spmv::machine_probe_range} + "/",
-        "--print-nvtx-rename", "kernel", "--metrics",
-        std::string{metric_read} + "," + metric_write, "--clock-control", "none",
-        "--print-units", "base", "--csv", self, "solve", "bicgstab", "--set", run.source.set,
-        "--forms", form, "--spmv", "cusparse_csr", "--precision", "double", "--timing",
-        "--max-iterations", std::to_string(profiled_iterations), "--repetitions", "1", "--no-cpu",
-        "--no-machine", "--detailed", "--filter", "/" + matrix + "$", "--json", json_out};
+    NcuRequest request;
+    request.nvtx_exclude = {std::string{spmv::machine_probe_range} + "/"};
+    request.rename_by_range = true;
+    request.metrics = {ncu_dram_read, ncu_dram_write};
+    std::vector<std::string> child{
+        self, "solve", "bicgstab", "--set", run.source.set, "--forms", form, "--spmv",
+        "cusparse_csr", "--precision", "double", "--timing", "--max-iterations",
+        std::to_string(profiled_iterations), "--repetitions", "1", "--no-cpu", "--no-machine",
+        "--detailed", "--filter", "/" + matrix + "$", "--json", json_out};
     if (!run.source.matrix_dir.empty())
-        cmd.insert(cmd.end(), {"--matrix-dir", run.source.matrix_dir});
-    if (run.source.real) cmd.push_back("--real");
-    if (run.source.quick) cmd.push_back("--quick");
-    fmt::print(stderr, "kbench: {}\n", join(cmd, " "));
-    const ProcessResult ncu = run_process(cmd, true);
+        child.insert(child.end(), {"--matrix-dir", run.source.matrix_dir});
+    if (run.source.real) child.push_back("--real");
+    if (run.source.quick) child.push_back("--quick");
+    const std::vector<NcuKernel> kernels = run_ncu(request, child, "anzt2015/table1");
     fs::remove(json_out);
-    if (ncu.exit_code != 0)
-        throw std::runtime_error(fmt::format(
-            "anzt2015/table1: ncu exited with {} (Nsight Compute on PATH, GPU counters readable "
-            "by this user, --print-nvtx-rename supported?); output:\n{}",
-            ncu.exit_code, ncu.out));
-    std::map<std::string, Measured> by_name;
-    for (const NcuKernel& k : parse_ncu_csv(ncu.out)) {
-        // A renamed kernel reads "<innermost NVTX range>/<kernel name>"; phase names have no '/'.
-        Measured& m = by_name[k.name.substr(0, k.name.find('/'))];
-        const auto r = k.metrics.find(metric_read), w = k.metrics.find(metric_write);
-        if (r != k.metrics.end()) m.read += r->second;
-        if (w != k.metrics.end()) m.write += w->second;
-        ++m.launches;
-    }
+    std::map<std::string, NcuTotals> by_name;
+    // A renamed kernel reads "<innermost NVTX range>/<kernel name>"; phase names have no '/'.
+    for (const NcuKernel& k : kernels) by_name[k.name.substr(0, k.name.find('/'))].add(k);
     return by_name;
 }
 
 nlohmann::json traffic_entry(const std::string& form, const std::string& kernel,
                              const std::string& role, int line, const std::string& merged_into,
                              nlohmann::json model_read, nlohmann::json model_write,
-                             const std::map<std::string, Measured>& measured)
+                             const std::map<std::string, NcuTotals>& measured)
 {
     const auto it = measured.find(kernel);
     if (it == measured.end()) {
@@ -100,7 +81,7 @@ nlohmann::json traffic_entry(const std::string& form, const std::string& kernel,
             "kernels: {}); the NVTX rename did not apply or a phase name changed",
             kernel, form, join(seen)));
     }
-    const Measured& m = it->second;
+    const NcuTotals& m = it->second;
     return {{"kind", "traffic"},
             {"name", "traffic/" + form + "/" + kernel},
             {"form", form},
@@ -110,9 +91,9 @@ nlohmann::json traffic_entry(const std::string& form, const std::string& kernel,
             {"merged_into", merged_into},
             {"model_bytes_read", std::move(model_read)},
             {"model_bytes_written", std::move(model_write)},
-            {"measured_bytes_read", m.read / profiled_iterations},
-            {"measured_bytes_written", m.write / profiled_iterations},
-            {"launches", static_cast<double>(m.launches) / profiled_iterations}};
+            {"measured_bytes_read", m.bytes_read / profiled_iterations},
+            {"measured_bytes_written", m.bytes_written / profiled_iterations},
+            {"launches", static_cast<double>(m.kernels) / profiled_iterations}};
 }
 
 nlohmann::json run_table1(const StudyRun& run)
@@ -137,7 +118,7 @@ nlohmann::json run_table1(const StudyRun& run)
                             {"precision", "double"}, {"value_bytes", value_bytes},
                             {"iterations_profiled", profiled_iterations},
                             {"spmv", "cusparse_csr"},
-                            {"ncu_metrics", {metric_read, metric_write}}};
+                            {"ncu_metrics", {ncu_dram_read, ncu_dram_write}}};
                     });
     const std::pair<const char*, models::BicgstabVariant> forms[] = {
         {"reference", models::BicgstabVariant::reference},

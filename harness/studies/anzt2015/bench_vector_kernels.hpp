@@ -16,6 +16,10 @@
 // the measurement of `kbench bench dot`: fig7/<variant>/double/n=<n>/k=<k> and
 // dot/<variant>/double/n=<n>/k=<k> are the same point (fig8's cublas_dot_pair and mdot_pair are
 // dot/cublas_dot/.../k=2 and dot/mdot/.../k=2).
+// The points of Fig. 9 are measured by harness/bench/bench_bicgstab_kernels.hpp's
+// measure_bicgstab_kernel_point, the measurement of `kbench bench bicgstab-kernels`:
+// fig9/<variant>/double/n=<n>/k=1 and bicgstab-kernels/<variant>/double/n=<n> are the same point
+// (its max_rel_error against the CPU twin bicgstab::reference::p_update).
 //
 // Entries of the documents' "benchmarks" array (not Google Benchmark aggregates):
 //   {"name": "<fig>/<variant>/double/n=<n>/k=<k>", "figure": "fig7".."fig10",

@@ -36,10 +36,9 @@ constexpr int value_bytes = static_cast<int>(sizeof(double));
 
 // Pattern j, element i: 1 / (1 + (i + 131 j) mod 1009), in (0, 1] (harness/bench/bench_dot.hpp,
 // shared with `kbench bench dot`): fill_pattern copies a pattern to the device, pattern_dot is
-// the long-double reference of two patterns' product, pattern_value one element.
+// the long-double reference of two patterns' product.
 using dot_bench::fill_pattern;
 using dot_bench::pattern_dot;
-using dot_bench::pattern_value;
 
 /// |got - expected| / |expected| (|got - expected| when expected is 0).
 double relative_error(double got, long double expected);
@@ -86,22 +85,6 @@ struct Point {
 nlohmann::json make_entry(const Point& p, const PointTiming& t, int repetitions,
                           double max_rel_error);
 
-/// One point: warm-up call, check() (the max relative error of the warm-up's result), timing.
-/// Reports progress as "[k/total] <name>".
-template <typename Call>
-nlohmann::json measure_point(const Point& p, Call&& call, const std::function<double()>& check,
-                             cudaStream_t stream, Clock clock, const RunOptions& o,
-                             const Progress& progress, std::size_t index, std::size_t total)
-{
-    progress.report(index, total,
-                    fmt::format("{}/{}/double/n={}/k={}", p.figure, p.variant, p.n, p.k));
-    call();
-    KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const double err = check();
-    const PointTiming t = time_point(call, stream, clock, o.repetitions, o.min_time);
-    return make_entry(p, t, o.repetitions, err);
-}
-
 /// A ready workspace of the dot kernels for k products of length n (kernels/dot.hpp: counter
 /// region zeroed; used by the dot kernels only, so nothing else writes the counters).
 blas::DotWorkspace dot_workspace(std::int64_t n, int k);
@@ -112,15 +95,6 @@ blas::DotWorkspace dot_workspace(std::int64_t n, int k);
 /// models, completed with the common settings) goes to context.kbench.vector_kernels.
 nlohmann::json new_document(const StudyRun& run, nlohmann::json method);
 
-/// A cuBLAS handle on a new non-blocking stream.
-struct BlasOnStream {
-    cuda_stream stream;
-    cublas_handle blas;
-    explicit BlasOnStream(cublasPointerMode_t mode)
-    {
-        KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-        KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, mode));
-    }
-};
+// BlasOnStream (a cuBLAS handle on a new non-blocking stream) is harness/bench/kernel_bench.hpp's.
 
 }  // namespace kbench::harness::vector_kernels_bench
