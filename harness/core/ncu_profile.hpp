@@ -1,6 +1,6 @@
 // Running kbench under Nsight Compute (ncu) and adding up what it measured: the one path of
-// `kbench profile <benchmark>` (harness/bench/bench_profile.hpp) and of anzt2015/table1
-// (harness/studies/anzt2015/anzt2015_traffic.cpp). Both re-run this executable under ncu with
+// `kbench profile <benchmark>` (harness/bench/bench_profile.hpp) and of any study that measures
+// DRAM bytes of its kernels. Each re-runs this executable under ncu with
 // kernel replay (ncu's default: every kernel launch inside the selected NVTX ranges is profiled
 // on its own, replayed once per metric pass, caches flushed before each pass), read its CSV
 // (ncu_csv.hpp) and sum the DRAM bytes and durations of the kernels.
