@@ -3,12 +3,16 @@
 // made-up bandwidths (for the bw_frac_* counters).
 #pragma once
 
+#include "harness/bench/kernel_bench.hpp"
 #include "harness/core/machine.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kbench::harness::test {
 
@@ -29,6 +33,20 @@ inline void expect_timed_entry(const nlohmann::json& e, const std::string& run_n
     EXPECT_GT(e["GBps"].get<double>(), 0.0);
     EXPECT_GE(e["max_rel_error"].get<double>(), 0.0);
     EXPECT_LE(e["max_rel_error"].get<double>(), tolerance);
+}
+
+/// Options of one small point per variant: sizes ns, block widths ks (empty: none), the
+/// precisions, `repetitions` repetitions and no minimum time.
+inline KernelBenchOptions small_options(std::vector<std::int64_t> ns, std::vector<int> ks,
+                                        std::vector<std::string> precisions, int repetitions)
+{
+    KernelBenchOptions o;
+    o.ns = std::move(ns);
+    o.ks = std::move(ks);
+    o.precisions = std::move(precisions);
+    o.run.repetitions = repetitions;
+    o.run.min_time = 0.0;
+    return o;
 }
 
 /// A machine profile with read 1000 GB/s and triad 900 GB/s.

@@ -15,15 +15,12 @@ namespace kh = kbench::harness;
 
 using kbench::harness::test::expect_timed_entry;
 using kbench::harness::test::fake_machine;
+using kbench::harness::test::small_options;
 
 TEST(BenchBicgstabKernelsGpu, OneSmallPointOfEveryVariantInBothPrecisions)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {5003};
-    o.precisions = {"double", "float"};
-    o.run.repetitions = 2;
-    o.run.min_time = 0.0;
+    const kh::KernelBenchOptions o = small_options({5003}, {}, {"double", "float"}, 2);
     const kh::MachineProfile m = fake_machine();
     const nlohmann::json doc = kh::run_bicgstab_kernel_bench(o, &m);
     ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::bicgstab_kernel_variants().size());

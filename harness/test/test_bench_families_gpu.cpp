@@ -17,16 +17,12 @@ namespace kh = kbench::harness;
 
 using kbench::harness::test::expect_timed_entry;
 using kbench::harness::test::fake_machine;
+using kbench::harness::test::small_options;
 
 TEST(BenchDotGpu, OneSmallPointOfEveryVariant)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {5000};
-    o.ks = {3};
-    o.precisions = {"double"};
-    o.run.repetitions = 2;
-    o.run.min_time = 0.0;
+    const kh::KernelBenchOptions o = small_options({5000}, {3}, {"double"}, 2);
     const kh::MachineProfile m = fake_machine();
     const nlohmann::json doc = kh::run_dot_bench(o, &m);
     ASSERT_EQ(doc["benchmarks"].size(), kh::dot_variants().size());
@@ -40,12 +36,7 @@ TEST(BenchDotGpu, OneSmallPointOfEveryVariant)
 TEST(BenchDotGpu, FloatWithinItsTolerance)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {3001};
-    o.ks = {5};
-    o.precisions = {"float"};
-    o.run.repetitions = 1;
-    o.run.min_time = 0.0;
+    kh::KernelBenchOptions o = small_options({3001}, {5}, {"float"}, 1);
     o.filter = "mdgm|cublas_gemv";
     const nlohmann::json doc = kh::run_dot_bench(o, nullptr);
     ASSERT_EQ(doc["benchmarks"].size(), 2u);
@@ -59,12 +50,7 @@ TEST(BenchDotGpu, FloatWithinItsTolerance)
 TEST(BenchTallSkinnyGpu, OneSmallPointOfEveryVariant)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {5000};
-    o.ks = {3};
-    o.precisions = {"double"};
-    o.run.repetitions = 2;
-    o.run.min_time = 0.0;
+    const kh::KernelBenchOptions o = small_options({5000}, {3}, {"double"}, 2);
     const kh::MachineProfile m = fake_machine();
     const nlohmann::json doc = kh::run_tall_skinny_bench(o, &m);
     ASSERT_EQ(doc["benchmarks"].size(), kh::tall_skinny_variants().size());
@@ -79,12 +65,7 @@ TEST(BenchTallSkinnyGpu, OneSmallPointOfEveryVariant)
 TEST(BenchTallSkinnyGpu, FloatWithinItsTolerance)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {4097};
-    o.ks = {2, 5};
-    o.precisions = {"float"};
-    o.run.repetitions = 1;
-    o.run.min_time = 0.0;
+    const kh::KernelBenchOptions o = small_options({4097}, {2, 5}, {"float"}, 1);
     const nlohmann::json doc = kh::run_tall_skinny_bench(o, nullptr);
     ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::tall_skinny_variants().size());
     for (const auto& e : doc["benchmarks"]) {
@@ -96,11 +77,7 @@ TEST(BenchTallSkinnyGpu, FloatWithinItsTolerance)
 TEST(BenchStreamGpu, OneSmallPointOfEveryVariantInBothPrecisions)
 {
     KBENCH_REQUIRE_GPU();
-    kh::KernelBenchOptions o;
-    o.ns = {100003};
-    o.precisions = {"double", "float"};
-    o.run.repetitions = 2;
-    o.run.min_time = 0.0;
+    const kh::KernelBenchOptions o = small_options({100003}, {}, {"double", "float"}, 2);
     const kh::MachineProfile m = fake_machine();
     const nlohmann::json doc = kh::run_stream_bench(o, &m);
     ASSERT_EQ(doc["benchmarks"].size(), 2 * kh::stream_variants().size());
