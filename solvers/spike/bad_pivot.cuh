@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cfloat>
+#include <climits>
 #include <cmath>
 
 namespace kbench::solvers::spike::detail {
@@ -25,6 +26,27 @@ template <typename T>
 __device__ inline bool bad_pivot(T u, T scale)
 {
     return !isfinite(u) || fabs(u) <= Eps<T>::value * scale;
+}
+
+/// The first k in [0, n) whose pivot u(k) fails bad_pivot against scale(k), or INT_MAX when none
+/// does; called by every thread of a block of Threads threads (a power of two), the result on
+/// every thread. `least`: shared memory of Threads ints; the call ends with a barrier.
+template <int Threads, typename Pivot, typename Scale>
+__device__ int first_bad_pivot(int n, Pivot u, Scale scale, int* least)
+{
+    int first = INT_MAX;
+    for (int k = threadIdx.x; k < n; k += blockDim.x)
+        if (bad_pivot(u(k), scale(k))) {
+            first = k;
+            break;  // this thread's k only grow
+        }
+    least[threadIdx.x] = first;
+    __syncthreads();
+    for (int s = Threads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) least[threadIdx.x] = min(least[threadIdx.x], least[threadIdx.x + s]);
+        __syncthreads();
+    }
+    return least[0];
 }
 
 }  // namespace kbench::solvers::spike::detail

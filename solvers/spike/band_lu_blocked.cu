@@ -97,23 +97,16 @@ __global__ void __launch_bounds__(threads)
     __shared__ int least[threads];
     const Entry<T> e = entries[blockIdx.x];
     const std::size_t KK = static_cast<std::size_t>(K) * K;
-    int first = INT_MAX;
-    for (int k = threadIdx.x; k < e.block.rows; k += blockDim.x) {
-        const int q = k % K;
-        const T u = dense[e.dense + (k / K) * KK + q + static_cast<std::size_t>(q) * K];
-        if (bad_pivot(u, e.block.scale[static_cast<std::ptrdiff_t>(k) * e.block.scale_stride])) {
-            first = k;
-            break;  // this thread's k only grow
-        }
-    }
-    least[threadIdx.x] = first;
-    __syncthreads();
-    for (int s = threads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) least[threadIdx.x] = min(least[threadIdx.x], least[threadIdx.x + s]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0 && least[0] != INT_MAX)
-        status[e.block.status_slot] = e.block.status_base + least[0];
+    const int first = first_bad_pivot<threads>(
+        e.block.rows,
+        [&](int k) {
+            const int q = k % K;
+            return dense[e.dense + (k / K) * KK + q + static_cast<std::size_t>(q) * K];
+        },
+        [&](int k) { return e.block.scale[static_cast<std::ptrdiff_t>(k) * e.block.scale_stride]; },
+        least);
+    if (threadIdx.x == 0 && first != INT_MAX)
+        status[e.block.status_slot] = e.block.status_base + first;
 }
 
 // ---- cuBLAS by precision ------------------------------------------------------------------

@@ -385,19 +385,12 @@ __global__ void __launch_bounds__(reduce_threads)
     const int m = 2 * K, i = blockIdx.x;
     const T* R = rlu + static_cast<std::size_t>(i) * m * m;
     int* piv = rpiv + static_cast<std::size_t>(i) * m;
-    int first = INT_MAX;
-    for (int k = threadIdx.x; k < m; k += blockDim.x) {
-        piv[k] -= 1;
-        if (first == INT_MAX && bad_pivot(R[k + static_cast<std::size_t>(k) * m], rscale[i]))
-            first = k;
-    }
-    least[threadIdx.x] = first;
-    __syncthreads();
-    for (int s = reduce_threads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) least[threadIdx.x] = min(least[threadIdx.x], least[threadIdx.x + s]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0 && least[0] != INT_MAX) status[i] = least[0];
+    for (int k = threadIdx.x; k < m; k += blockDim.x) piv[k] -= 1;
+    const T scale = rscale[i];
+    const int first = detail::first_bad_pivot<reduce_threads>(
+        m, [&](int k) { return R[k + static_cast<std::size_t>(k) * m]; },
+        [&](int) { return scale; }, least);
+    if (threadIdx.x == 0 && first != INT_MAX) status[i] = first;
 }
 
 /// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
