@@ -31,32 +31,38 @@ double tsqr_effective_flops(std::int64_t n, int k)
     return 2.0 * (2.0 * nn * kk * kk - 2.0 * kk * kk * kk / 3.0);  // DGEQRF + DORGQR
 }
 
-double tsqr_pass_columns(ortho::TsqrMethod method, int k)
+TsqrColumns tsqr_pass_columns(ortho::TsqrMethod method, int k)
 {
     const double kk = k;
-    // Normalizing one column: its norm reads it (1), the scaling reads and writes it (2).
-    const double normalize = 3.0;
+    // Normalizing one column: its norm reads it, the scaling reads and writes it.
+    const TsqrColumns normalize{2.0 * kk, kk};  // over the k columns
     // CGS projection of column j against its j predecessors: mdgm reads them and v (j + 1),
-    // v -= V h reads them and v and writes v (j + 2); summed over j = 1..k-1.
-    const double cgs_projections = kk * (kk - 1.0) + 3.0 * (kk - 1.0);
+    // v -= V h reads them and v (j + 1) and writes v (1); summed over j = 1..k-1.
+    const TsqrColumns cgs_projections{kk * (kk - 1.0) + 2.0 * (kk - 1.0), kk - 1.0};
     switch (method) {
     case ortho::TsqrMethod::mgs:
         // Right-looking: step j normalizes column j, then for the m = k-1-j trailing columns
-        // mdgm reads them and q_j (m + 1) and the rank-1 update reads them and q_j and writes
-        // them (2m + 1); summed over m = 1..k-1.
-        return normalize * kk + 1.5 * kk * (kk - 1.0) + 2.0 * (kk - 1.0);
-    case ortho::TsqrMethod::cgs: return normalize * kk + cgs_projections;
-    case ortho::TsqrMethod::cgs2: return normalize * kk + 2.0 * cgs_projections;
-    // Gram matrix (reads V, k) then V := V U^-1 (trsm) or V := V M (svqr): reads and writes V.
+        // mdgm reads them and q_j (m + 1) and the rank-1 update reads them and q_j (m + 1) and
+        // writes them (m); summed over m = 1..k-1.
+        return {normalize.read + kk * (kk - 1.0) + 2.0 * (kk - 1.0),
+                normalize.written + 0.5 * kk * (kk - 1.0)};
+    case ortho::TsqrMethod::cgs:
+        return {normalize.read + cgs_projections.read, normalize.written + cgs_projections.written};
+    case ortho::TsqrMethod::cgs2:
+        return {normalize.read + 2.0 * cgs_projections.read,
+                normalize.written + 2.0 * cgs_projections.written};
+    // One pass: the Gram matrix reads V (k), then V := V U^-1 (trsm) or V := V M (svqr) reads
+    // and writes V (k + k).
     case ortho::TsqrMethod::cholqr:
-    case ortho::TsqrMethod::svqr: return 3.0 * kk;
-    case ortho::TsqrMethod::cholqr2: return 6.0 * kk;
-    case ortho::TsqrMethod::shifted_cholqr3: return 9.0 * kk;
-    // geqrf reads and writes V (2k), orgqr reads the reflectors and writes Q (2k), and the
-    // final V := V Q_i of each block reads and writes V (2k).
-    case ortho::TsqrMethod::caqr: return 6.0 * kk;
+    case ortho::TsqrMethod::svqr: return {2.0 * kk, kk};
+    case ortho::TsqrMethod::cholqr2: return {4.0 * kk, 2.0 * kk};
+    case ortho::TsqrMethod::shifted_cholqr3: return {6.0 * kk, 3.0 * kk};
+    // geqrf reads and writes V (k + k), orgqr reads the reflectors and writes Q (k + k), and
+    // the final V := V Q_i of each block reads and writes V (k + k).
+    case ortho::TsqrMethod::caqr: return {3.0 * kk, 3.0 * kk};
     }
-    return std::numeric_limits<double>::quiet_NaN();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan};
 }
 
 std::vector<TsqrVariant> tsqr_variants()
@@ -72,7 +78,9 @@ models::Traffic tsqr_traffic(const TsqrVariant& v, std::int64_t n, int k, int va
 {
     models::Traffic t;
     t.flops = tsqr_effective_flops(n, k);
-    t.bytes_read = tsqr_pass_columns(v.method, k) * static_cast<double>(n) * value_bytes;
+    const TsqrColumns c = tsqr_pass_columns(v.method, k);
+    t.bytes_read = c.read * static_cast<double>(n) * value_bytes;
+    t.bytes_written = c.written * static_cast<double>(n) * value_bytes;
     return t;
 }
 
@@ -241,7 +249,7 @@ nlohmann::json run_tsqr_bench(const KernelBenchOptions& o, const MachineProfile*
          {"block", "V n x k column-major, ld = n, uniform random values in [-1, 1) (a 65536-row "
                    "tile replicated down the rows): well conditioned"},
          {"flops", "effective, DGEQRF + DORGQR = 2 (2 n k^2 - 2 k^3 / 3) for every method"},
-         {"bytes", "the columns its kernels move (tsqr_pass_columns) x n values"},
+         {"bytes", "the columns its kernels read and write (tsqr_pass_columns) x n values"},
          {"timing", "one call at a time on V restored from a saved copy outside the timed "
                     "region; real_time: host steady clock, event_seconds: CUDA events; one "
                     "warm-up call; repetitions min(--repetitions, 1 s / warm-up), at least 3"},

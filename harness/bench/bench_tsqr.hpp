@@ -12,7 +12,7 @@
 // outcome (status, detail) is reported and whose time sets the repetitions: min(repetitions,
 // point_seconds / warm-up time), at least min_repetitions; medians over them.
 // Model: flops the effective ones of DGEQRF + DORGQR (tsqr_effective_flops), bytes the columns
-// its kernels move (tsqr_pass_columns) times n values, all read.
+// its kernels read and write (tsqr_pass_columns) times n values.
 #pragma once
 
 #include "harness/bench/kernel_bench.hpp"
@@ -33,11 +33,18 @@ namespace kbench::harness {
 /// of LAPACK's DGEQRF plus DORGQR, 2 n k^2 - 2 k^3 / 3 each, whatever the method does.
 double tsqr_effective_flops(std::int64_t n, int k);
 
-/// Columns of n values that a method's kernels move through device memory (reads + writes,
-/// each kernel reading and writing its operands once): the bandwidth bound of its passes over
-/// V; bytes = columns * n * value bytes. See the definition for the count of each method;
-/// CAQR's count also serves the one-block cuSOLVER QR (variant cusolver_qr).
-double tsqr_pass_columns(ortho::TsqrMethod method, int k);
+/// Columns of n values that a TSQR method's kernels read and write through device memory.
+struct TsqrColumns {
+    double read = 0.0;
+    double written = 0.0;
+    double total() const { return read + written; }
+};
+
+/// The columns of n values a method's kernels read and write (each kernel reading and writing
+/// its operands once): the bandwidth bound of its passes over V; bytes = columns * n * value
+/// bytes. See the definition for the count of each method; CAQR's count also serves the
+/// one-block cuSOLVER QR (variant cusolver_qr). k >= 1; NaN fields for an unknown method.
+TsqrColumns tsqr_pass_columns(ortho::TsqrMethod method, int k);
 
 /// A TSQR variant: a method, or cusolver_qr (CAQR with one block of n rows).
 struct TsqrVariant {
@@ -49,7 +56,7 @@ struct TsqrVariant {
 /// Every method of ortho::tsqr_methods(), then cusolver_qr.
 std::vector<TsqrVariant> tsqr_variants();
 
-/// Model bytes (all read) and effective flops of one TSQR of n x k values of value_bytes.
+/// Model bytes (read and written) and effective flops of one TSQR of n x k values of value_bytes.
 models::Traffic tsqr_traffic(const TsqrVariant& v, std::int64_t n, int k, int value_bytes);
 
 /// What one TSQR point measured.

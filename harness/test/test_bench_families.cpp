@@ -293,8 +293,15 @@ TEST(TsqrTraffic, EffectiveFlopsAndPassColumns)
 {
     const kh::TsqrVariant cholqr{"cholqr", kbench::ortho::TsqrMethod::cholqr, false};
     const kbench::models::Traffic t = kh::tsqr_traffic(cholqr, 1000, 10, 8);
-    EXPECT_DOUBLE_EQ(t.bytes_read, 3.0 * 10 * 1000 * 8);
-    EXPECT_DOUBLE_EQ(t.bytes_written, 0.0);
+    // Gram pass reads V, V := V U^-1 reads and writes it.
+    EXPECT_DOUBLE_EQ(t.bytes_read, 2.0 * 10 * 1000 * 8);
+    EXPECT_DOUBLE_EQ(t.bytes_written, 1.0 * 10 * 1000 * 8);
     EXPECT_DOUBLE_EQ(t.flops, 2.0 * (2.0 * 1000 * 100 - 2.0 * 1000 / 3.0));
-    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::caqr, 10), 60.0);
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::caqr, 10).read, 30.0);
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::caqr, 10).written, 30.0);
+    // MGS, k = 4: normalizing reads 8 and writes 4 columns, the projections read 12 + 6, write 6.
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::mgs, 4).read, 26.0);
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::mgs, 4).written, 10.0);
+    // CGS2, k = 3: normalize 6 + 3, two passes of 6 + 4 reads and 2 writes.
+    EXPECT_DOUBLE_EQ(kh::tsqr_pass_columns(kbench::ortho::TsqrMethod::cgs2, 3).total(), 33.0);
 }

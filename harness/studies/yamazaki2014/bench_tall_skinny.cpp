@@ -354,7 +354,7 @@ nlohmann::json run_tall_skinny_study(const StudyRun& run)
                   "2 k^3 / 3) for every method"},
         {"bytes", "the same for every variant of a kernel: gemv_t (k + 1) n reads + k writes; "
                   "gemv_n (k + 1) n reads + n writes; gram k n reads + k^2 writes; trsm k n "
-                  "reads + k n writes; tsqr: the columns its kernels move (tsqr_pass_columns: "
+                  "reads + k n writes; tsqr: the columns its kernels read and write (tsqr_pass_columns: "
                   "cholqr/svqr 3k, cholqr2 6k, shifted_cholqr3 9k, caqr/cusolver_qr 6k, cgs "
                   "k^2 + 5k - 3, cgs2 2k^2 + 7k - 6, mgs 1.5k^2 + 3.5k - 2) x n; 8 bytes each"},
         {"fraction_of_bandwidth", "GBps / read_gbps (the measured read-only bandwidth)"},
