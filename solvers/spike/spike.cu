@@ -23,6 +23,11 @@ namespace {
 constexpr int max_threads = 256;
 constexpr int reduce_threads = 256;  // power of two (tree reduction in reduced_factor_kernel)
 constexpr std::size_t default_shared_bytes = 48 * 1024;  // dynamic shared memory without opt-in
+// Steps ahead at which the sequential kernels load their global operands (the LU's entering
+// column, the substitutions' factor entries and right-hand side), so that a step waits for
+// shared memory and its barrier rather than for a load from device memory.
+constexpr int lu_prefetch = 4;
+constexpr int solve_prefetch = 8;
 
 /// Partitioning as the kernels see it (spike.hpp's Partitioning).
 struct Parts {
@@ -88,9 +93,10 @@ __global__ void __launch_bounds__(max_threads)
 /// p..2p-1 the reversed blocks in `rev` (the UL of A_i), with `corner` only the bottom-right
 /// 2K x 2K corner of the reversed blocks 1..p-1 (li2012 Sec. 2.2's corner UL; block p idles).
 /// For each pivot k the threads scale the K multipliers below it, then update the K x K window
-/// to its lower right (li2012 Sec. 2.2). The window's K+1 columns live in shared memory as a
-/// ring of columns, column k going back to global memory and column k+K+1 coming in after step
-/// k (lu_window_in_shared must hold; band_lu_blocked.hpp factors the larger bands).
+/// to its lower right (li2012 Sec. 2.2); two barriers per step. The window's K+1 columns live in
+/// shared memory as a ring of columns, column k going back to global memory and column k+K+1
+/// coming in after step k (lu_window_in_shared must hold; band_lu_blocked.hpp factors the larger
+/// bands).
 /// status[block] = the first bad step of the whole (reversed) block (left at -1 otherwise).
 template <typename T>
 __global__ void __launch_bounds__(max_threads)
@@ -109,35 +115,65 @@ __global__ void __launch_bounds__(max_threads)
     T* a = (ul ? rev : fac) + off * ld;
     const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
     const int sstride = ul ? -1 : 1;
-    auto at = [&](int r, int c) -> T& { return win[(K + r - c) + (c % (K + 1)) * ld]; };
     for (std::size_t e = tid; e < (K + 1) * ld; e += blockDim.x)
         if (e / ld < static_cast<std::size_t>(n)) win[e] = a[e];
     __syncthreads();
-    for (int k = 0; k < n; ++k) {
-        // The column entering the window after this step, loaded now so that its latency
-        // overlaps the update (blockDim >= ld: one entry per thread).
-        T incoming(0);
-        if (k + K + 1 < n && tid < static_cast<int>(ld)) incoming = a[tid + (k + K + 1) * ld];
-        const T piv = at(k, k);
-        if (bad_pivot(piv, sc[k * sstride])) {
-            if (tid == 0) status[blockIdx.x] = skip + k;
-            return;
+    // Column c of the band sits in window slot c % (K + 1); entry (r, c) at row K + r - c of
+    // its slot. The column entering the window after step k (k + K + 1) is loaded lu_prefetch
+    // steps ahead (blockDim >= ld: one entry per thread), so that its latency is off the chain.
+    const int slots = K + 1;
+    auto entering = [&](int k) {
+        return k + K + 1 < n && tid < static_cast<int>(ld) ? a[tid + (k + K + 1) * ld] : T(0);
+    };
+    // The bad-pivot scale of row k is loaded as far ahead.
+    auto row_scale = [&](int k) { return k < n ? sc[k * sstride] : T(0); };
+    T ahead[lu_prefetch], scale_ahead[lu_prefetch];
+#pragma unroll
+    for (int d = 0; d < lu_prefetch; ++d) {
+        ahead[d] = entering(d);
+        scale_ahead[d] = row_scale(d);
+    }
+    int ck = 0;  // slot of column k
+    for (int k0 = 0; k0 < n; k0 += lu_prefetch) {
+#pragma unroll
+        for (int d = 0; d < lu_prefetch; ++d) {
+            const int k = k0 + d;
+            if (k >= n) break;
+            const T incoming = ahead[d], row_k_scale = scale_ahead[d];
+            ahead[d] = entering(k + lu_prefetch);
+            scale_ahead[d] = row_scale(k + lu_prefetch);
+            T* colk = win + ck * ld;  // colk[K + i] = A(k + i, k)
+            const T piv = colk[K];
+            if (bad_pivot(piv, row_k_scale)) {
+                if (tid == 0) status[blockIdx.x] = skip + k;
+                return;
+            }
+            const int m = K < n - 1 - k ? K : n - 1 - k;
+            for (int i = 1 + tid; i <= m; i += blockDim.x) colk[K + i] /= piv;
+            __syncthreads();
+            // A(k + i, k + j) -= A(k + i, k) A(k, k + j), i, j = 1..m: thread t keeps row
+            // i = 1 + t % m and takes every per_pass-th column (blockDim >= ld > m).
+            if (m > 0) {
+                const int per_pass = static_cast<int>(blockDim.x) / m;
+                if (tid < per_pass * m) {
+                    const int i = 1 + tid % m;
+                    const T li = colk[K + i];
+                    for (int j = 1 + tid / m; j <= m; j += per_pass) {
+                        const int cj = ck + j < slots ? ck + j : ck + j - slots;
+                        T* colj = win + cj * ld;
+                        colj[K + i - j] -= li * colj[K - j];
+                    }
+                }
+            }
+            __syncthreads();
+            // Column k leaves, column k + K + 1 takes its slot. No barrier is needed before
+            // the next step: it reads this slot only in its update, after its first barrier.
+            if (tid < static_cast<int>(ld)) {
+                a[tid + k * ld] = colk[tid];
+                if (k + K + 1 < n) colk[tid] = incoming;
+            }
+            ck = ck + 1 < slots ? ck + 1 : 0;
         }
-        const int m = K < n - 1 - k ? K : n - 1 - k;
-        for (int i = 1 + tid; i <= m; i += blockDim.x) at(k + i, k) /= piv;
-        __syncthreads();
-        for (int e = tid; e < m * m; e += blockDim.x) {
-            const int i = 1 + e % m, j = 1 + e / m;
-            at(k + i, k + j) -= at(k + i, k) * at(k, k + j);
-        }
-        __syncthreads();
-        T* slot = win + (k % (K + 1)) * ld;
-        T* col = a + k * ld;
-        if (tid < static_cast<int>(ld)) {
-            col[tid] = slot[tid];
-            if (k + K + 1 < n) slot[tid] = incoming;
-        }
-        __syncthreads();
     }
 }
 
@@ -441,47 +477,87 @@ __global__ void __launch_bounds__(max_threads)
     for (int j = tid; j <= K && j < n; j += blockDim.x) buf[j % ring] = rhs(j);
     __syncthreads();
     // blockDim >= K (threads_for(K)): thread tid owns row offset i = 1 + tid of every step. The
-    // global loads of step k + 1 (its column of L, the row entering the ring) are issued before
-    // step k's update, so their latency is off the sequential chain.
+    // global loads of step k + solve_prefetch (its column of L, the row entering the ring) are
+    // issued before step k's update, so their latency is off the sequential chain. Ring slots
+    // advance by one per step (s = index % ring, kept without a division).
     const int i = 1 + tid;
-    auto lower = [&](int k) { return i <= K && k + i < n ? a[(K + i) + k * ld] : T(0); };
+    const bool owns_row = i <= K;
+    auto next_slot = [ring](int s) { return s + 1 < ring ? s + 1 : 0; };
+    auto prev_slot = [ring](int s) { return s > 0 ? s - 1 : ring - 1; };
+    auto slot_of = [ring](int j) { return (j % ring + ring) % ring; };
+    auto lower = [&](int k) { return owns_row && k + i < n ? a[(K + i) + k * ld] : T(0); };
     auto entering = [&](int k) { return tid == 0 && k + K + 1 < n ? rhs(k + K + 1) : T(0); };
-    T lk = lower(0), rk = entering(0);
-    for (int k = 0; k < n; ++k) {
-        const T lnext = k + 1 < n ? lower(k + 1) : T(0);
-        const T rnext = k + 1 < n ? entering(k + 1) : T(0);
-        const T yk = buf[k % ring];
-        if (i <= K && k + i < n) buf[(k + i) % ring] -= lk * yk;
-        if (tid == 0) {
-            if (k + K + 1 < n) buf[(k + K + 1) % ring] = rk;
-            out[k] = static_cast<Out>(yk);
+    T l_ahead[solve_prefetch], r_ahead[solve_prefetch];
+#pragma unroll
+    for (int d = 0; d < solve_prefetch; ++d) {
+        l_ahead[d] = d < n ? lower(d) : T(0);
+        r_ahead[d] = d < n ? entering(d) : T(0);
+    }
+    int sk = 0, si = slot_of(i), se = slot_of(K + 1);  // slots of k, k + i, k + K + 1
+    for (int k0 = 0; k0 < n; k0 += solve_prefetch) {
+#pragma unroll
+        for (int d = 0; d < solve_prefetch; ++d) {
+            const int k = k0 + d;
+            if (k >= n) break;
+            const T lk = l_ahead[d], rk = r_ahead[d];
+            if (k + solve_prefetch < n) {
+                l_ahead[d] = lower(k + solve_prefetch);
+                r_ahead[d] = entering(k + solve_prefetch);
+            }
+            const T yk = buf[sk];
+            if (owns_row && k + i < n) buf[si] -= lk * yk;
+            if (tid == 0) {
+                if (k + K + 1 < n) buf[se] = rk;
+                out[k] = static_cast<Out>(yk);
+            }
+            __syncthreads();
+            sk = next_slot(sk);
+            si = next_slot(si);
+            se = next_slot(se);
         }
-        __syncthreads();
-        lk = lnext;
-        rk = rnext;
     }
     for (int j = n - 1 - tid; j >= 0 && j >= n - 1 - K; j -= blockDim.x)
         buf[j % ring] = static_cast<T>(out[j]);
     __syncthreads();
-    auto upper = [&](int k) { return i <= K && k - i >= 0 ? a[(K - i) + k * ld] : T(0); };
+    auto upper = [&](int k) { return owns_row && k - i >= 0 ? a[(K - i) + k * ld] : T(0); };
+    auto diagonal = [&](int k) { return a[K + k * ld]; };
     auto leaving = [&](int k) {
         return tid == 0 && k - K - 1 >= 0 ? static_cast<T>(out[k - K - 1]) : T(0);
     };
-    T uk = upper(n - 1), dk = a[K + (n - 1) * ld], bk = leaving(n - 1);
-    for (int k = n - 1; k >= 0; --k) {
-        const T unext = k > 0 ? upper(k - 1) : T(0);
-        const T dnext = k > 0 ? a[K + (k - 1) * ld] : T(1);
-        const T bnext = k > 0 ? leaving(k - 1) : T(0);
-        const T v = buf[k % ring] / dk;
-        if (i <= K && k - i >= 0) buf[(k - i) % ring] -= uk * v;
-        if (tid == 0) {
-            if (k - K - 1 >= 0) buf[(k - K - 1) % ring] = bk;
-            out[k] = static_cast<Out>(v);
+    T u_ahead[solve_prefetch], d_ahead[solve_prefetch], b_ahead[solve_prefetch];
+#pragma unroll
+    for (int d = 0; d < solve_prefetch; ++d) {
+        const int k = n - 1 - d;
+        u_ahead[d] = k >= 0 ? upper(k) : T(0);
+        d_ahead[d] = k >= 0 ? diagonal(k) : T(1);
+        b_ahead[d] = k >= 0 ? leaving(k) : T(0);
+    }
+    // Slots of k, k - i and k - K - 1 (the latter two only used when their index is >= 0).
+    sk = slot_of(n - 1);
+    si = slot_of(n - 1 - i);
+    se = slot_of(n - 2 - K);
+    for (int k0 = n - 1; k0 >= 0; k0 -= solve_prefetch) {
+#pragma unroll
+        for (int d = 0; d < solve_prefetch; ++d) {
+            const int k = k0 - d;
+            if (k < 0) break;
+            const T uk = u_ahead[d], dk = d_ahead[d], bk = b_ahead[d];
+            if (k - solve_prefetch >= 0) {
+                u_ahead[d] = upper(k - solve_prefetch);
+                d_ahead[d] = diagonal(k - solve_prefetch);
+                b_ahead[d] = leaving(k - solve_prefetch);
+            }
+            const T v = buf[sk] / dk;
+            if (owns_row && k - i >= 0) buf[si] -= uk * v;
+            if (tid == 0) {
+                if (k - K - 1 >= 0) buf[se] = bk;
+                out[k] = static_cast<Out>(v);
+            }
+            __syncthreads();
+            sk = prev_slot(sk);
+            si = prev_slot(si);
+            se = prev_slot(se);
         }
-        __syncthreads();
-        uk = unext;
-        dk = dnext;
-        bk = bnext;
     }
 }
 
