@@ -263,14 +263,32 @@ inline Partitioning partition(std::int64_t n, std::int64_t k, std::int64_t psize
 
 /// A phase: `traffic` summed over its blocks, `launches` kernel launches, run `count` times,
 /// keeping a fraction `efficiency` in (0, 1] of the GPU busy (1 for whole-GPU kernels; for one
-/// thread block per partition see partition_efficiency).
+/// thread block per partition see partition_efficiency). A phase of one thread block per
+/// partition whose block walks its rows in order also has a dependent chain: `chain_steps`
+/// block-synchronous steps (each ending in a block barrier) of its longest block, in `waves`
+/// waves of resident blocks (0 steps: no chain, e.g. the batched cuBLAS calls).
 struct Phase {
     std::string_view name;
     Traffic traffic;
     double launches = 1.0;
     double count = 1.0;
     double efficiency = 1.0;
+    double chain_steps = 0.0;
+    double waves = 1.0;
 };
+
+/// Waves of `blocks` equal thread blocks on `slots` concurrent ones (slots <= 0: unknown, 1).
+inline double block_waves(double blocks, double slots)
+{
+    return slots > 0.0 && blocks > 0.0 ? std::ceil(blocks / slots) : 1.0;
+}
+
+/// Block-synchronous steps of one pivot of the shared-memory band LU (solvers/spike/spike.cu,
+/// band_lu_kernel): the multipliers' scaling, a barrier, the K x K update, a barrier.
+inline constexpr double lu_steps_per_pivot = 2.0;
+/// Steps of one row of a substitution sweep (band_solve_kernel, reduced_solve_kernel): read the
+/// row's value, update the K rows below (above) it, a barrier.
+inline constexpr double solve_steps_per_row = 1.0;
 
 /// Fraction of `slots` concurrent thread blocks (SMs x resident blocks per SM) kept busy by
 /// `blocks` blocks of equal work, plus one block `last_scale` times larger scheduled in the last
@@ -322,10 +340,14 @@ inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, d
     const double last = static_cast<double>(s.last_rows) / static_cast<double>(s.psize);
     const double e_part = partition_efficiency(p, last, slots);
     const double e_iface = partition_efficiency(p - 1, 1.0, slots);
+    // The shared-memory LU: LU blocks and corner-UL blocks in one launch; its chain is the
+    // longest partition's pivots (the corners' 2K pivots run beside them).
+    const double longest = static_cast<double>(std::max(s.psize, s.last_rows));
     const Phase lu = blocked ? Phase{"lu", detail::over_partitions(s, value_bytes, blocked_lu),
                                      blocked_lu_launches(s.last_rows, s.k), 1, 1}
                              : Phase{"lu", detail::over_partitions(s, value_bytes, banded_lu),
-                                     1, 1, e_part};
+                                     1, 1, e_part, lu_steps_per_pivot * longest,
+                                     block_waves(2.0 * p - 1.0, slots)};
     const Phase ul = blocked ? Phase{"ul_top",
                                      detail::scaled(blocked_lu(2 * s.k, s.k, value_bytes), p - 1),
                                      0, 1, 1}  // in the LU's batched calls
@@ -354,11 +376,18 @@ inline std::vector<Phase> apply_phases(const Partitioning& s, int value_bytes, d
     const double e_part = partition_efficiency(p, last, slots);
     const double e_iface = partition_efficiency(p - 1, 1.0, slots);
     const Traffic pair = detail::over_partitions(s, value_bytes, banded_solve_pair);
+    // Chains: a forward and a backward sweep over the longest partition's rows; the reduced
+    // 2K x 2K blocks' forward and backward substitution.
+    const double longest = static_cast<double>(std::max(s.psize, s.last_rows));
+    const double pair_steps = 2.0 * solve_steps_per_row * longest;
+    const double reduced_steps = 2.0 * solve_steps_per_row * 2.0 * static_cast<double>(s.k);
+    const double w_part = block_waves(p, slots), w_iface = block_waves(p - 1, slots);
     return {
-        {"solve_pair_1", pair, 1, 1, e_part},                                     // D g = b
-        {"reduced_solve", detail::scaled(reduced_solve(s.k, value_bytes), p - 1), 1, 1, e_iface},
+        {"solve_pair_1", pair, 1, 1, e_part, pair_steps, w_part},  // D g = b
+        {"reduced_solve", detail::scaled(reduced_solve(s.k, value_bytes), p - 1), 1, 1, e_iface,
+         reduced_steps, w_iface},
         {"coupling", detail::scaled(coupling_update(s.k, value_bytes), p - 1), 1, 1, e_iface},
-        {"solve_pair_2", pair, 1, 1, e_part},                                     // A_i x_i = b_i'
+        {"solve_pair_2", pair, 1, 1, e_part, pair_steps, w_part},  // A_i x_i = b_i'
     };
 }
 
@@ -432,25 +461,32 @@ inline Traffic total(const std::vector<Phase>& phases)
 // ------------------------------------------------------------------------------------------------
 
 /// Measured machine figures: bandwidth in GB/s, flop rate in GFLOP/s (of the precision
-/// modeled), seconds per kernel launch.
+/// modeled), seconds per kernel launch, seconds per step of a block-synchronous shared-memory
+/// chain (kbench machine's block_step_us; 0: not measured, the chain term is left out).
 struct MachineRates {
     double bandwidth_gbs = 0.0;
     double gflops = 0.0;
     double launch_s = 0.0;
+    double step_s = 0.0;
 };
 
-/// Time of one run of a phase: max(bytes / bandwidth, flops / rate) / efficiency + launches x
-/// launch latency (kbench's roofline per phase).
+/// Time of one run of a phase: the larger of its roofline, max(bytes / bandwidth, flops /
+/// rate) / efficiency, and its dependent chain, waves x chain_steps x step_s (the steps one
+/// block must take in order, however idle the GPU), plus launches x launch latency.
 inline double phase_time(const Phase& ph, const MachineRates& m)
 {
-    if (!(m.bandwidth_gbs > 0.0) || !(m.gflops > 0.0) || !(m.launch_s >= 0.0))
+    if (!(m.bandwidth_gbs > 0.0) || !(m.gflops > 0.0) || !(m.launch_s >= 0.0) ||
+        !(m.step_s >= 0.0))
         detail::fail("phase_time", "bandwidth_gbs", m.bandwidth_gbs,
-                     "bandwidth_gbs > 0, gflops > 0, launch_s >= 0");
+                     "bandwidth_gbs > 0, gflops > 0, launch_s >= 0, step_s >= 0");
     if (!(ph.efficiency > 0.0 && ph.efficiency <= 1.0))
         detail::fail("phase_time", "efficiency", ph.efficiency, "in (0, 1]");
+    if (!(ph.chain_steps >= 0.0) || !(ph.waves >= 1.0))
+        detail::fail("phase_time", "chain_steps", ph.chain_steps, ">= 0, with waves >= 1");
     const double memory = ph.traffic.bytes() / (m.bandwidth_gbs * 1e9);
     const double compute = ph.traffic.flops / (m.gflops * 1e9);
-    return std::max(memory, compute) / ph.efficiency + ph.launches * m.launch_s;
+    const double chain = ph.waves * ph.chain_steps * m.step_s;
+    return std::max(std::max(memory, compute) / ph.efficiency, chain) + ph.launches * m.launch_s;
 }
 
 /// Predicted seconds of `phases`: sum of count x phase_time.

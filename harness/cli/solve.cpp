@@ -1,5 +1,7 @@
-// `kbench solve bicgstab`: BiCGSTAB solves over a matrix set, every form and SpMV kernel asked.
+// `kbench solve bicgstab`: BiCGSTAB solves over a matrix set, every form and SpMV kernel asked;
+// `kbench solve gmres`: GMRES(m) solves over a matrix set, every orthogonalization asked.
 #include "harness/bench/bench_bicgstab.hpp"
+#include "harness/bench/bench_gmres.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/results_json.hpp"
@@ -20,6 +22,68 @@ std::vector<std::string> split_commas(const std::string& list)
     return out;
 }
 
+void add_gmres_subcommand(CLI::App* solve)
+{
+    struct Args {
+        GmresRunOptions run;
+        std::string orths = "cgs2,lowsync", json;
+        bool no_machine = false;
+    };
+    auto a = std::make_shared<Args>();
+    a->run.source.set = "smoke";
+    auto* sub = solve->add_subcommand(
+        "gmres", "GMRES(m) on one GPU (solvers/gmres.hpp) with any Arnoldi orthogonalization and "
+                 "SpMV kernel, b = A*ones, x0 = 0: Arnoldi steps, us per step, true residual");
+    sub->add_option("--set", a->run.source.set, "matrix set: shipped name or manifest JSON path")
+        ->capture_default_str();
+    sub->add_option("--matrix-dir", a->run.source.matrix_dir,
+                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
+        ->check(CLI::ExistingDirectory);
+    sub->add_flag("--real", a->run.source.real,
+                  "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
+    sub->add_flag("--quick", a->run.source.quick,
+                  "the set's quick entries and quick_params (as kbench reproduce --quick)");
+    sub->add_option("--orth", a->orths, "comma-separated: cgs2, mgs, lowsync (one-reduce CGS2)")
+        ->capture_default_str();
+    sub->add_option("--spmv", a->run.spmv, "SpMV operator policy: auto or a kernel of kbench "
+                                           "list --kernels")
+        ->capture_default_str();
+    sub->add_option("--restart", a->run.solve.restart, "restart length m")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    sub->add_option("--tolerance", a->run.solve.tolerance, "relative residual to stop at")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    sub->add_option("--max-iterations", a->run.solve.max_iterations,
+                    "Arnoldi steps over all cycles")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 2147483647));
+    sub->add_flag("--timing", a->run.solve.timing_mode,
+                  "run exactly --max-iterations steps, tolerance and stagnation tests off; "
+                  "breakdowns still stop");
+    sub->add_option("--repetitions", a->run.repetitions, "timed solves after an untimed one "
+                                                         "(median)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
+    sub->add_option("--filter", a->run.filter, "regex on names gmres/<orth>/<spmv>/<matrix>")
+        ->check(regex_check());
+    sub->add_flag("--no-machine", a->no_machine, "skip the machine profile");
+    sub->add_option("--json", a->json, "write the results JSON to FILE");
+    sub->callback([a] {
+        a->run.orths.clear();
+        for (const auto& o : split_commas(a->orths))
+            a->run.orths.push_back(solvers::parse_arnoldi_orth(o));
+        check_matrix_source(a->run.source);
+        require_gpu("kbench solve gmres");
+        MachineProfile machine;
+        if (!a->no_machine) machine = measure_machine(&std::cerr);
+        const auto doc =
+            run_gmres_solves(a->run, "solve/gmres", a->no_machine ? nullptr : &machine);
+        if (!a->json.empty()) write_json_file(doc, a->json);
+        print_gmres_summary(doc);
+    });
+}
+
 }  // namespace
 
 void add_solve_command(CLI::App& app)
@@ -32,7 +96,8 @@ void add_solve_command(CLI::App& app)
     };
     auto a = std::make_shared<Args>();
     a->run.source.set = "smoke";
-    auto* solve = app.add_subcommand("solve", "Run solvers over a matrix set (subcommand: bicgstab)");
+    auto* solve =
+        app.add_subcommand("solve", "Run solvers over a matrix set (subcommands: bicgstab, gmres)");
     solve->require_subcommand(1);
     auto* sub = solve->add_subcommand(
         "bicgstab", "BiCGSTAB (anzt2015): cuBLAS reference, merged and CUDA-graph forms with any "
@@ -95,6 +160,7 @@ void add_solve_command(CLI::App& app)
         if (!a->json.empty()) write_json_file(doc, a->json);
         print_bicgstab_summary(doc);
     });
+    add_gmres_subcommand(solve);
 }
 
 }  // namespace kbench::harness

@@ -147,6 +147,39 @@ void kernel_fixed_costs(MachineProfile& m, const device_info& dev, cudaStream_t 
     }, stream);
 }
 
+/// `steps` steps of a block-synchronous chain in shared memory, the shape of a step of the
+/// sequential SPIKE kernels (a substitution row): each of 32 threads reads the value its
+/// neighbour wrote in the previous step, applies an FMA and writes its own into the other
+/// buffer, then the block barrier. One block per SM; out[block] keeps the chain alive.
+__global__ void block_step_kernel(int steps, double* out)
+{
+    __shared__ double buf[2][32];
+    const int t = static_cast<int>(threadIdx.x);
+    buf[0][t] = t;
+    __syncthreads();
+    int cur = 0;
+    for (int s = 0; s < steps; ++s) {
+        buf[cur ^ 1][t] = fma(buf[cur][(t + 1) & 31], 0.5, 1.0);
+        cur ^= 1;
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = buf[cur][0];
+}
+
+/// MachineProfile::block_step_us: (time of 9216 steps - time of 1024 steps) / 8192, CUDA events.
+void block_step(MachineProfile& m, const device_info& dev, cudaStream_t stream)
+{
+    device_buffer<double> out(static_cast<std::size_t>(dev.sm_count));
+    const auto run = [&](int steps) {
+        return time_events([&](cudaStream_t s) {
+            block_step_kernel<<<dev.sm_count, 32, 0, s>>>(steps, out.data());
+            KBENCH_CUDA_CHECK_LAUNCH();
+        }, stream);
+    };
+    constexpr int short_steps = 1024, long_steps = short_steps + 8192;
+    m.block_step_us = std::max(0.0, 1e6 * (run(long_steps) - run(short_steps)) / 8192.0);
+}
+
 void dgemm(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int n = 8192;
@@ -178,6 +211,8 @@ MachineProfile measure_machine(std::ostream* log)
     latencies(m, stream);
     if (log) fmt::print(*log, "kbench machine: fixed costs of a streaming kernel and a dot ...\n");
     kernel_fixed_costs(m, dev, stream);
+    if (log) fmt::print(*log, "kbench machine: block-synchronous step in shared memory ...\n");
+    block_step(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
     dgemm(m, stream);
     if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
@@ -200,6 +235,8 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
                m.launch_sync_roundtrip_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "reduction + copy to host round trip (us)",
                m.reduction_roundtrip_latency_us);
+    fmt::print(out, "{:<44} {:>12.3f}\n", "block step, shared memory + barrier (us)",
+               m.block_step_us);
     fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
     fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);

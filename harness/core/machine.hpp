@@ -22,6 +22,8 @@ struct MachineProfile {
     double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
     double kernel_fixed_us = 0.0;     // per streaming kernel on top of its bytes / triad bandwidth
     double reduction_fixed_us = 0.0;  // per blas::dot (one launch since issue 30), the same way
+    double block_step_us = 0.0;  // one step of a block-synchronous chain in shared memory
+                                 // (32 threads: a neighbour's value, an FMA, a barrier)
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
     models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
@@ -32,7 +34,9 @@ struct MachineProfile {
 /// host wall-clock samples), reduction round trip, the fixed costs of a streaming kernel and of
 /// a dot, blas::dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
-/// the triad bandwidth), dgemm, and the SpMV time model's figures
+/// the triad bandwidth), the block step (one block of 32 threads per SM, each step reading the
+/// value a neighbour wrote in the previous step from shared memory, an FMA, a write, a barrier:
+/// the time per step from two step counts, so the launch cancels), dgemm, and the SpMV time model's figures
 /// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log`
 /// when given. Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no
 /// device, out of memory).

@@ -48,6 +48,7 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"graph_node_us", m.graph_node_us},
          {"kernel_fixed_us", m.kernel_fixed_us},
          {"reduction_fixed_us", m.reduction_fixed_us},
+         {"block_step_us", m.block_step_us},
          {"dgemm_gflops", m.dgemm_gflops},
          {"bandwidth_bytes", m.bandwidth_bytes},
          {"spmv_model",

@@ -189,6 +189,51 @@ TEST(SpikeTime, RooflinePerPhasePlusLaunches)
     EXPECT_THROW(sm::phase_time(ph, {0.0, 1.0, 0.0}), std::invalid_argument);
 }
 
+TEST(SpikeTime, ADependentChainBoundsAPhaseFromBelow)
+{
+    // Roofline 2 ms (2 GB at 1000 GB/s); chain: 2 waves x 1500 steps x 1 us = 3 ms.
+    sm::Phase ph{"x", {1e9, 1e9, 1e9}, 3, 1, 1, 1500, 2};
+    const sm::MachineRates m{1000.0, 1000.0, 1e-5, 1e-6};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 3e-3 + 3e-5);
+    ph.chain_steps = 500;  // 1 ms: the roofline bounds
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-3 + 3e-5);
+    // No measured step (older machine profiles): the roofline alone.
+    ph.chain_steps = 1500;
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, {1000.0, 1000.0, 1e-5, 0.0}), 2e-3 + 3e-5);
+    ph.waves = 0.5;
+    EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
+    ph.waves = 1;
+    EXPECT_THROW(sm::phase_time(ph, {1000.0, 1000.0, 1e-5, -1.0}), std::invalid_argument);
+}
+
+TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
+{
+    // 3 partitions (300, 300, 400 rows), K = 2, 2 concurrent blocks.
+    const auto s = sm::partition(1000, 2, 300);
+    for (const auto& ph : sm::setup_phases(s, 8, 2)) {
+        if (ph.name == "lu") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 400);  // 2 steps per pivot, longest block
+            EXPECT_DOUBLE_EQ(ph.waves, 3.0);              // 3 LU + 2 corner-UL blocks on 2 slots
+        } else {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+        }
+    }
+    for (const auto& ph : sm::apply_phases(s, 8, 2)) {
+        if (ph.name == "solve_pair_1" || ph.name == "solve_pair_2") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 400);  // forward and backward sweeps
+            EXPECT_DOUBLE_EQ(ph.waves, 2.0);              // 3 partitions on 2 slots
+        }
+        if (ph.name == "reduced_solve") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 4);  // 2K rows, both ways
+            EXPECT_DOUBLE_EQ(ph.waves, 1.0);            // 2 interfaces
+        }
+        if (ph.name == "coupling") EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+    }
+    for (const auto& ph : sm::setup_phases(s, 8, 2, true))  // batched cuBLAS: no chain
+        EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+    EXPECT_DOUBLE_EQ(sm::block_waves(5, 0), 1.0);  // slots unknown
+}
+
 TEST(SpikeTime, PartitionEfficiency)
 {
     EXPECT_DOUBLE_EQ(sm::partition_efficiency(66, 1, 132), 0.5);

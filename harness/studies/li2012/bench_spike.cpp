@@ -138,7 +138,7 @@ namespace {
 ModelFigures model_figures(const MachineProfile& m, int sm_count)
 {
     ModelFigures f;
-    f.fp64 = {m.copy_gbps, m.dgemm_gflops, m.launch_latency_us * 1e-6};
+    f.fp64 = {m.copy_gbps, m.dgemm_gflops, m.launch_latency_us * 1e-6, m.block_step_us * 1e-6};
     f.fp32 = f.fp64;
     f.fp32.gflops *= fp32_over_fp64;
     f.sm_count = sm_count;

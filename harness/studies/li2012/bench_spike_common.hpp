@@ -93,6 +93,7 @@ struct ModelFigures {
     {
         return {{"bandwidth_gbs", fp64.bandwidth_gbs}, {"fp64_gflops", fp64.gflops},
                 {"fp32_gflops", fp32.gflops}, {"launch_seconds", fp64.launch_s},
+                {"step_seconds", fp64.step_s},
                 {"sm_count", sm_count},
                 {"how",
                  "models::spike phases (setup, 2 x iterations preconditioner applies in the "
@@ -100,7 +101,10 @@ struct ModelFigures {
                  "iteration in double, the measured iteration count) under a roofline per phase: "
                  "bandwidth = the measured copy GB/s (bytes read + written), fp64 = the measured "
                  "cuBLAS dgemm GFLOP/s, fp32 = 2 x fp64 (an assumption: no FP32 rate is "
-                 "measured), launch = the measured launch latency; thread-block slots = SMs x "
+                 "measured), launch = the measured launch latency; a phase of one thread block per "
+                 "partition that walks its rows in order takes at least waves x its longest "
+                 "block's block-synchronous steps x the measured block step (kbench machine's "
+                 "block_step_us; LU: 2 steps per pivot, substitutions: 1 per row); thread-block slots = SMs x "
                  "SpikeSolver<T>::resident_blocks_per_sm(K); the LU/UL phase is the blocked "
                  "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K)"}};
     }

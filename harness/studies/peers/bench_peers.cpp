@@ -3,6 +3,8 @@
 #include "harness/studies/peers/bench_peers.hpp"
 #include "harness/studies/peers/peers_belos.hpp"
 
+#include "harness/bench/solve_timing.hpp"
+
 #include "harness/mpi/mpi_launch.hpp"  // ScratchDir
 #include "harness/core/process.hpp"
 #include "harness/core/progress.hpp"
@@ -10,19 +12,16 @@
 #include "harness/core/study_context.hpp"
 #include "harness/core/timing.hpp"
 #include "kernels/base/cuda_check.hpp"
-#include "kernels/base/device_buffer.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/mm_io.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/gmres.hpp"
-#include "solvers/orthogonalization/gpu_context.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <tuple>
@@ -43,33 +42,18 @@ constexpr int gmres_max_steps = 600;       // 20 cycles: SciPy takes ~30 ms a st
 constexpr int bicgstab_max_steps = 500;    // iterations (2 SpMVs each)
 constexpr int cpu_repetitions = 1;         // SciPy: seconds per solve on 1M rows
 
-/// A kbench solver on the GPU, solve(b, x, stream) returning after its stream finished: the
-/// median host wall time of `reps` whole solve calls (x0 = 0) after an untimed one, and the last
-/// call's result.
+/// A kbench solver on the GPU (time_gpu_solve): the median host wall time of `reps` whole solve
+/// calls (x0 = 0) after an untimed one, and the last call's result.
 json kbench_solve(const Csr<double>& a, const std::vector<double>& b, int reps,
-                  const std::function<solvers::SolveResult(const double*, double*, cudaStream_t)>&
-                      solve)
+                  const GpuSolve& solve)
 {
-    ortho::GpuContext ctx;
-    const auto n = static_cast<std::size_t>(a.num_rows);
-    device_buffer<double> db(b), dx(n);
-    solvers::SolveResult last;
-    std::vector<double> seconds;
-    for (int r = 0; r <= reps; ++r) {
-        KBENCH_CUDA_CHECK(cudaMemsetAsync(dx.data(), 0, sizeof(double) * n, ctx.stream));
-        KBENCH_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-        const auto t0 = std::chrono::steady_clock::now();
-        last = solve(db.data(), dx.data(), ctx.stream);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (r > 0) seconds.push_back(s);  // r = 0: untimed (first launches, allocations)
-    }
-    const double t = median(seconds);
-    const std::vector<double> x = dx.to_host();
-    return {{"steps", last.iterations},
-            {"seconds", t},
-            {"seconds_per_step", last.iterations > 0 ? json(t / last.iterations) : json(nullptr)},
-            {"true_residual", peers::largest_relative_residual(a, 1, b, x)},
-            {"status", solvers::to_string(last.status)},
+    const TimedSolve t = time_gpu_solve(a, b, reps, solve);
+    const int steps = t.last.iterations;
+    return {{"steps", steps},
+            {"seconds", t.seconds},
+            {"seconds_per_step", steps > 0 ? json(t.seconds / steps) : json(nullptr)},
+            {"true_residual", t.true_residual},
+            {"status", solvers::to_string(t.last.status)},
             {"repetitions", reps}};
 }
 
