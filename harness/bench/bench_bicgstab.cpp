@@ -244,8 +244,7 @@ nlohmann::json run_bicgstab_study(const BicgstabRunOptions& o, const std::string
                                             {"stagnation_window", o.solve.stagnation_window},
                                             {"repetitions", o.repetitions},
                                             {"rhs", "b = A * ones, x0 = 0"}};
-    const models::SpmvMachine figures =
-        machine != nullptr ? machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(machine);
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {

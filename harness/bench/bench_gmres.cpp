@@ -37,16 +37,13 @@ nlohmann::json run_gmres_solves(const GmresRunOptions& o, const std::string& id,
                                          {"timing_mode", o.solve.timing_mode},
                                          {"repetitions", o.repetitions},
                                          {"rhs", "b = A * ones, x0 = 0"}};
-    const models::SpmvMachine figures =
-        machine != nullptr ? machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(machine);
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
-        std::vector<double> b(static_cast<std::size_t>(a.num_rows));
-        const std::vector<double> ones(static_cast<std::size_t>(a.num_cols), 1.0);
-        spmv::reference::csr(a.view(), 1.0, ones.data(), 0.0, b.data());
+        const std::vector<double> b = rhs_of_ones(a);
         std::optional<spmv::SpmvOperator<double>> op;  // built when a solve of this matrix runs
         for (const auto orth : o.orths) {
             const std::string name = fmt::format("gmres/{}/{}/{}", solvers::to_string(orth),

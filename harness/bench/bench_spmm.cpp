@@ -219,8 +219,7 @@ nlohmann::json run_spmm_bench(const SpmmBenchOptions& options, const MachineProf
     if (o.kernel.run.cold) flush = std::make_unique<L2Flush>();
     const Progress progress;
     std::size_t index = 0;
-    const models::SpmvMachine figures =
-        machine != nullptr ? machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(machine);
     MatrixRun run{o, machine, filter, figures, flush.get(), doc, progress, index, total};
     for (const MatrixEntry& entry : set.matrices) {
         bool any = false;

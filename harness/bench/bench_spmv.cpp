@@ -223,8 +223,7 @@ nlohmann::json run_spmv_study(const SpmvOptions& options, const std::string& id,
     const MatrixSet set = load_source_set(options.source);
     nlohmann::json doc =
         make_results_document(kbench_context(id, options.source, set, machine, options.run.cold));
-    const models::SpmvMachine figures =
-        machine != nullptr ? machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(machine);
     RunState run{options, machine, figures, std::move(filter), nullptr, doc, {}};
     if (options.run.cold) run.flush = std::make_unique<L2Flush>();
 

@@ -14,6 +14,14 @@
 
 namespace kbench::harness {
 
+std::vector<double> rhs_of_ones(const Csr<double>& a)
+{
+    std::vector<double> b(static_cast<std::size_t>(a.num_rows));
+    const std::vector<double> ones(static_cast<std::size_t>(a.num_cols), 1.0);
+    spmv::reference::csr(a.view(), 1.0, ones.data(), 0.0, b.data());
+    return b;
+}
+
 double relative_residual(const Csr<double>& a, const std::vector<double>& b,
                          const std::vector<double>& x)
 {

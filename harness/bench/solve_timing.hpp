@@ -32,6 +32,9 @@ struct TimedSolve {
 TimedSolve time_gpu_solve(const Csr<double>& a, const std::vector<double>& b, int reps,
                           const GpuSolve& solve);
 
+/// b = A * ones (n values), the right-hand side of kbench's solver runs (x = ones solves it).
+std::vector<double> rhs_of_ones(const Csr<double>& a);
+
 /// ||b - A x||_2 / ||b||_2 on the host (||b - A x||_2 when b = 0). a: n x n CSR, b, x: n values.
 double relative_residual(const Csr<double>& a, const std::vector<double>& b,
                          const std::vector<double>& x);

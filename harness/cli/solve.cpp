@@ -22,6 +22,15 @@ std::vector<std::string> split_commas(const std::string& list)
     return out;
 }
 
+/// --set (default smoke), --matrix-dir, --real (add_source_options) and --quick.
+void add_solve_source_options(CLI::App* sub, MatrixSource& source)
+{
+    source.set = "smoke";
+    add_source_options(sub, source);
+    sub->add_flag("--quick", source.quick,
+                  "the set's quick entries and quick_params (as kbench reproduce --quick)");
+}
+
 void add_gmres_subcommand(CLI::App* solve)
 {
     struct Args {
@@ -30,19 +39,10 @@ void add_gmres_subcommand(CLI::App* solve)
         bool no_machine = false;
     };
     auto a = std::make_shared<Args>();
-    a->run.source.set = "smoke";
     auto* sub = solve->add_subcommand(
         "gmres", "GMRES(m) on one GPU (solvers/gmres.hpp) with any Arnoldi orthogonalization and "
                  "SpMV kernel, b = A*ones, x0 = 0: Arnoldi steps, us per step, true residual");
-    sub->add_option("--set", a->run.source.set, "matrix set: shipped name or manifest JSON path")
-        ->capture_default_str();
-    sub->add_option("--matrix-dir", a->run.source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
-        ->check(CLI::ExistingDirectory);
-    sub->add_flag("--real", a->run.source.real,
-                  "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
-    sub->add_flag("--quick", a->run.source.quick,
-                  "the set's quick entries and quick_params (as kbench reproduce --quick)");
+    add_solve_source_options(sub, a->run.source);
     sub->add_option("--orth", a->orths, "comma-separated: cgs2, mgs, lowsync (one-reduce CGS2)")
         ->capture_default_str();
     sub->add_option("--spmv", a->run.spmv, "SpMV operator policy: auto or a kernel of kbench "
@@ -95,22 +95,13 @@ void add_solve_command(CLI::App& app)
         bool no_cpu = false, no_machine = false, detailed = false;
     };
     auto a = std::make_shared<Args>();
-    a->run.source.set = "smoke";
     auto* solve =
         app.add_subcommand("solve", "Run solvers over a matrix set (subcommands: bicgstab, gmres)");
     solve->require_subcommand(1);
     auto* sub = solve->add_subcommand(
         "bicgstab", "BiCGSTAB (anzt2015): cuBLAS reference, merged and CUDA-graph forms with any "
                     "SpMV kernel, b = A*ones, x0 = 0");
-    sub->add_option("--set", a->run.source.set, "matrix set: shipped name or manifest JSON path")
-        ->capture_default_str();
-    sub->add_option("--matrix-dir", a->run.source.matrix_dir,
-                    "directory of Matrix Market files (default $KBENCH_MATRIX_DIR)")
-        ->check(CLI::ExistingDirectory);
-    sub->add_flag("--real", a->run.source.real,
-                  "the set's SuiteSparse matrices where present (as kbench reproduce --real)");
-    sub->add_flag("--quick", a->run.source.quick,
-                  "the set's quick entries and quick_params (as kbench reproduce --quick)");
+    add_solve_source_options(sub, a->run.source);
     sub->add_option("--forms", a->forms, "comma-separated: reference, merged, graph")
         ->capture_default_str();
     sub->add_option("--spmv", a->kernels, "comma-separated SpMV operator policies (auto or a "

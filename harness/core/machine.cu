@@ -220,6 +220,12 @@ MachineProfile measure_machine(std::ostream* log)
     return m;
 }
 
+models::SpmvMachine spmv_figures(const MachineProfile* machine)
+{
+    if (machine != nullptr && machine->spmv.sm_count > 0) return machine->spmv;
+    return spmv::machine_figures();
+}
+
 void print_machine_profile(std::ostream& out, const MachineProfile& m)
 {
     fmt::print(out, "{:<44} {:>12}\n", "quantity", "value");

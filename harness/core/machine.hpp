@@ -42,6 +42,11 @@ struct MachineProfile {
 /// device, out of memory).
 MachineProfile measure_machine(std::ostream* log = nullptr);
 
+/// The SpMV time model's figures for an operator's `auto` policy: the profile's when it has them
+/// (spmv.sm_count > 0), else measured on the current device (spmv::machine_figures(), once per
+/// process). Throws kbench::cuda_error when it has to measure and there is no device.
+models::SpmvMachine spmv_figures(const MachineProfile* machine);
+
 /// Prints the profile as a two-column table (name, value with unit).
 void print_machine_profile(std::ostream& out, const MachineProfile& m);
 

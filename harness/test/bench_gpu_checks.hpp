@@ -1,11 +1,10 @@
 // Checks shared by the GPU tests of `kbench bench <family>` (test_bench_families_gpu.cpp,
 // test_bench_bicgstab_spmm_gpu.cpp): the fields of a timed entry and a machine profile with
-// made-up bandwidths (for the bw_frac_* counters) and the measured SpMV figures.
+// made-up bandwidths (for the bw_frac_* counters).
 #pragma once
 
 #include "harness/bench/kernel_bench.hpp"
 #include "harness/core/machine.hpp"
-#include "kernels/machine_probe.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -50,14 +49,12 @@ inline KernelBenchOptions small_options(std::vector<std::int64_t> ns, std::vecto
     return o;
 }
 
-/// A machine profile with read 1000 GB/s and triad 900 GB/s, and the current device's measured
-/// SpMV figures (spmv::machine_figures(); the `auto` kernel's model needs real ones). Needs a GPU.
+/// A machine profile with read 1000 GB/s and triad 900 GB/s.
 inline MachineProfile fake_machine()
 {
     MachineProfile m;
     m.read_gbps = 1000.0;
     m.triad_gbps = 900.0;
-    m.spmv = spmv::machine_figures();
     return m;
 }
 

@@ -241,8 +241,7 @@ json run_block_speedup_study(const StudyRun& run)
              "squares) at gamma_lsq(1)"}}};
     for (int r : gpu_restarts) ctx["restarts"]["gpu"].push_back(restart_json(r));
     for (int r : cpu_restarts) ctx["restarts"]["cpu"].push_back(restart_json(r));
-    const models::SpmvMachine figures =
-        run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(run.machine);
     Costs latency[2];  // per device: the three alphas and gamma_lsq, measured once
     std::vector<int> lsq_s = plan.gpu_s;
     lsq_s.insert(lsq_s.end(), plan.cpu_s.begin(), plan.cpu_s.end());
@@ -305,8 +304,7 @@ json run_vanbody_study(const StudyRun& run)
                                                    {40, {107, 291}}, {50, {85, 413}},
                                                    {60, {70, 215}},  {70, {61, 243}}};
     const std::vector<int> s_values{5, 10, 20, 30, 40, 50, 60, 64};
-    const models::SpmvMachine figures =
-        run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(run.machine);
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                              std::size_t) {

@@ -137,17 +137,14 @@ json run_family(const StudyRun& run, const Family& f)
         {"repetitions", {{"gpu", gpu_reps}, {"cpu", cpu_repetitions}}},
         {"python", KBENCH_PYTHON},
         {"notes", notes}};
-    const models::SpmvMachine figures =
-        run.machine != nullptr ? run.machine->spmv : spmv::machine_figures();
+    const models::SpmvMachine figures = spmv_figures(run.machine);
     ScratchDir scratch;
     Progress progress;
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
             matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
-        std::vector<double> b(static_cast<std::size_t>(a.num_rows));
-        const std::vector<double> ones(static_cast<std::size_t>(a.num_cols), 1.0);
-        spmv::reference::csr(a.view(), 1.0, ones.data(), 0.0, b.data());
+        const std::vector<double> b = rhs_of_ones(a);
         const std::string mtx = (scratch.path / (entry.name + ".mtx")).string();
         write_matrix_market(a, mtx);
         const auto add = [&](const std::string& key, const std::string& label,
