@@ -5,9 +5,11 @@
 // multiple of the chunk height R). It walks its rows in chunks of R rows: the chunk of V (and of
 // W) is staged in shared memory column by column (column c at smem[c * S], S = R + 4 so that
 // every 8 x 4 tile starts 32-byte aligned and neighbouring columns fall in other banks), zero
-// padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw) and to whole chunks. R = 4096 / KP
-// (64 for KP = 48), so a chunk is 32 KiB of doubles whatever KP and each thread loads 16 values
-// (12 for KP = 48): enough loads in flight for narrow blocks too. While the warps multiply one
+// padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw; a W of at most 8 columns, as the
+// one-reduce Arnoldi step's [u, A u], only to 8, so that V's tile rows take one tile each and
+// W's chunk is R x 8) and to whole chunks. R = 4096 / KP (64 for KP = 48, KP of V), so a chunk
+// of V is 32 KiB of doubles whatever KP and each thread loads 16 values of it (12 for KP = 48):
+// enough loads in flight for narrow blocks too. While the warps multiply one
 // chunk, every thread already holds its share of the next chunk in registers, so loads stay in
 // flight during the arithmetic.
 // The KP x KP product is cut into 8 x 8 tiles (TI = KP / 8 tiles per side). Each warp owns a
@@ -54,22 +56,20 @@ constexpr int warps = threads / 32;
 constexpr std::int64_t min_rows_per_block = 512;
 constexpr int finish_threads = 256;
 
-/// Padded column count of a product with kv x kw entries: 8, 16, 32, 48 or 64.
-constexpr int padded_columns(int kv, int kw)
+/// Padded column count of k columns: 8, 16, 32, 48 or 64.
+constexpr int padded_columns(int k)
 {
-    const int k = kv > kw ? kv : kw;
     return k <= 8 ? 8 : k <= 16 ? 16 : k <= 32 ? 32 : k <= 48 ? 48 : 64;
 }
 
-/// Chunk geometry for KP padded columns: R rows per chunk (4096 / KP, at least 64, so that a
-/// chunk of one block is 32 KiB of doubles and each thread loads R KP / 256 values), column
+/// Chunk geometry for V padded to KP columns: R rows per chunk (4096 / KP, at least 64, so that
+/// a chunk of V is 32 KiB of doubles and each thread loads R KP / 256 values of it), column
 /// stride S = R + 4 (every 8 x 4 tile 32-byte aligned, neighbouring columns in other banks).
 template <int KP>
 struct Chunk {
     static constexpr int rows = 4096 / KP >= 64 ? (KP == 48 ? 64 : 4096 / KP) : 64;
     static constexpr int stride = rows + 4;
     static constexpr int steps = rows / 4;  // mma steps of 4 rows
-    static constexpr int per_thread = rows * KP / threads;
 };
 
 /// Stage-1 blocks for n rows: one per 512 rows, at most 512 (about 4 per SM of a 132-SM GPU,
@@ -171,14 +171,16 @@ using Tile = ScalarTile<T>;
 
 // ---- The warp's share of the tiles (see the file comment) -------------------------------------
 
-template <int KP, bool Sym>
+template <int KPV, int KPW, bool Sym>
 struct Plan {
-    static constexpr int ti_count = KP / 8;                  // TI
+    static_assert(!Sym || KPV == KPW, "V^T V pads V and W alike");
+    static constexpr int ti_count = KPV / 8;                 // TI: tile rows (V's columns)
+    static constexpr int tj_count = KPW / 8;                 // tile columns (W's columns)
     static constexpr bool paired = Sym && ti_count >= 2;
     static constexpr int groups = paired ? ti_count / 2 : ti_count;
     static constexpr int slices = warps / groups;            // step slices; warps with
                                                              // w / groups >= slices idle
-    static constexpr int items = paired ? ti_count + 1 : ti_count;
+    static constexpr int items = paired ? ti_count + 1 : tj_count;
     /// Tile (ti, tj) of item `it` for the warp's group g; `second` when it is in the pair's
     /// second tile row (then its V^T fragment is a1).
     __device__ static void tile(int g, int it, int& ti, int& tj, bool& second)
@@ -199,16 +201,21 @@ struct Plan {
     }
 };
 
-/// Loads this thread's share of a chunk (rows [row0, row0 + R) of columns 0..KP-1, zero beyond
-/// `rows_end` and `k`) into registers: value q of thread t is element e = t + 256 q of the
-/// chunk, row e % R of column e / R (a warp reads 32 consecutive rows of one column).
-template <typename T, int KP>
-__device__ void load_chunk(T (&reg)[Chunk<KP>::per_thread], const T* __restrict__ X,
+/// Values per thread of a chunk of Chunk<KP>::rows rows and KX columns.
+template <int KP, int KX>
+inline constexpr int chunk_share = Chunk<KP>::rows * KX / threads;
+
+/// Loads this thread's share of a chunk (rows [row0, row0 + R) of columns 0..KX-1, R =
+/// Chunk<KP>::rows, zero beyond `rows_end` and `k`) into registers: value q of thread t is
+/// element e = t + 256 q of the chunk, row e % R of column e / R (a warp reads 32 consecutive
+/// rows of one column).
+template <typename T, int KP, int KX>
+__device__ void load_chunk(T (&reg)[chunk_share<KP, KX>], const T* __restrict__ X,
                            std::int64_t ld, int k, std::int64_t row0, std::int64_t rows_end)
 {
     using C = Chunk<KP>;
 #pragma unroll
-    for (int q = 0; q < C::per_thread; ++q) {
+    for (int q = 0; q < chunk_share<KP, KX>; ++q) {
         const int e = static_cast<int>(threadIdx.x) + threads * q;
         const int c = e / C::rows;
         const std::int64_t row = row0 + e % C::rows;
@@ -216,33 +223,34 @@ __device__ void load_chunk(T (&reg)[Chunk<KP>::per_thread], const T* __restrict_
     }
 }
 
-template <typename T, int KP>
-__device__ void store_chunk(T* s, const T (&reg)[Chunk<KP>::per_thread])
+template <typename T, int KP, int KX>
+__device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
 {
     using C = Chunk<KP>;
 #pragma unroll
-    for (int q = 0; q < C::per_thread; ++q) {
+    for (int q = 0; q < chunk_share<KP, KX>; ++q) {
         const int e = static_cast<int>(threadIdx.x) + threads * q;
         s[(e / C::rows) * C::stride + e % C::rows] = reg[q];
     }
 }
 
-/// Stage 1 (see the file comment). Dynamic shared memory: KP * S elements for V, as many again
-/// for W unless Sym. Writes partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
-template <typename T, int KP, bool Sym>
+/// Stage 1 (see the file comment). V is padded to KPV columns, W to KPW (Sym: W is V). Dynamic
+/// shared memory: KPV * S elements for V, KPW * S more for W unless Sym. Writes
+/// partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
+template <typename T, int KPV, int KPW, bool Sym>
 __global__ void __launch_bounds__(threads)
     gram_partial_kernel(std::int64_t n, std::int64_t rows_per_block, int kv,
                         const T* __restrict__ V, std::int64_t ldv, int kw,
                         const T* __restrict__ W, std::int64_t ldw, T* __restrict__ partial,
                         T* __restrict__ B, int ldb)
 {
-    using P = Plan<KP, Sym>;
+    using P = Plan<KPV, KPW, Sym>;
     using M = Tile<T>;
-    using C = Chunk<KP>;
+    using C = Chunk<KPV>;
     constexpr int S = C::stride;
     extern __shared__ __align__(32) unsigned char smem_raw[];
     T* sv = reinterpret_cast<T*>(smem_raw);
-    T* sw = Sym ? sv : sv + KP * S;
+    T* sw = Sym ? sv : sv + KPV * S;
 
     const int warp = static_cast<int>(threadIdx.x / 32);
     const int group = warp % P::groups;
@@ -254,20 +262,20 @@ __global__ void __launch_bounds__(threads)
 #pragma unroll
     for (int it = 0; it < P::items; ++it) M::zero(acc[it]);
 
-    T rv[C::per_thread];
-    T rw[Sym ? 1 : C::per_thread];
+    T rv[chunk_share<KPV, KPV>];
+    T rw[Sym ? 1 : chunk_share<KPV, KPW>];
     if (first < end) {
-        load_chunk<T, KP>(rv, V, ldv, kv, first, end);
-        if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, first, end);
+        load_chunk<T, KPV, KPV>(rv, V, ldv, kv, first, end);
+        if constexpr (!Sym) load_chunk<T, KPV, KPW>(rw, W, ldw, kw, first, end);
     }
     for (std::int64_t row0 = first; row0 < end; row0 += C::rows) {
         __syncthreads();  // the previous chunk is no longer read
-        store_chunk<T, KP>(sv, rv);
-        if constexpr (!Sym) store_chunk<T, KP>(sw, rw);
+        store_chunk<T, KPV, KPV>(sv, rv);
+        if constexpr (!Sym) store_chunk<T, KPV, KPW>(sw, rw);
         __syncthreads();
         if (row0 + C::rows < end) {  // next chunk in flight during the arithmetic
-            load_chunk<T, KP>(rv, V, ldv, kv, row0 + C::rows, end);
-            if constexpr (!Sym) load_chunk<T, KP>(rw, W, ldw, kw, row0 + C::rows, end);
+            load_chunk<T, KPV, KPV>(rv, V, ldv, kv, row0 + C::rows, end);
+            if constexpr (!Sym) load_chunk<T, KPV, KPW>(rw, W, ldw, kw, row0 + C::rows, end);
         }
         for (int s = slice; slice < P::slices && s < C::steps; s += P::slices) {
             const int r0 = 4 * s;
@@ -293,7 +301,7 @@ __global__ void __launch_bounds__(threads)
         }
     }
 
-    // Sum the step slices in slice order in shared memory (sv reused: KP * KP <= KP * S).
+    // Sum the step slices in slice order in shared memory (sv reused: KPV * KPW <= KPV * S).
     T* red = sv;
     for (int s = 0; s < P::slices; ++s) {
         __syncthreads();
@@ -303,7 +311,7 @@ __global__ void __launch_bounds__(threads)
                 int ti, tj;
                 bool second;
                 P::tile(group, it, ti, tj, second);
-                M::store(red, KP, ti, tj, acc[it], s > 0);
+                M::store(red, KPV, ti, tj, acc[it], s > 0);
             }
         }
     }
@@ -313,7 +321,7 @@ __global__ void __launch_bounds__(threads)
         const int i = e % kv;
         const int j = e / kv;
         if (Sym && i > j) continue;
-        const T value = red[j * KP + i];
+        const T value = red[j * KPV + i];
         if (direct) {
             B[i + static_cast<std::int64_t>(j) * ldb] = value;
             if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = value;
@@ -577,13 +585,13 @@ constexpr const char* who = "kbench::blas::gram";
     throw std::invalid_argument(std::string{fn} + ": " + what);
 }
 
-template <typename T, int KP, bool Sym>
+template <typename T, int KPV, int KPW, bool Sym>
 void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
             std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
-    const auto kernel = gram_partial_kernel<T, KP, Sym>;
-    using C = Chunk<KP>;
-    const int smem = (Sym ? 1 : 2) * KP * C::stride * static_cast<int>(sizeof(T));
+    const auto kernel = gram_partial_kernel<T, KPV, KPW, Sym>;
+    using C = Chunk<KPV>;
+    const int smem = (KPV + (Sym ? 0 : KPW)) * C::stride * static_cast<int>(sizeof(T));
     static const bool configured = [&] {
         KBENCH_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -640,17 +648,32 @@ void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld
     }
 }
 
+/// V padded to KPV columns, W to KPW (8 when W has at most 8 columns, as the one-reduce Arnoldi
+/// step's [u, A u]: its tile row then costs one mma per step, not KPV / 8; else both to the
+/// larger padding).
+template <typename T, int KPW, bool Sym>
+void dispatch_v(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
+                std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+{
+    constexpr bool same = KPW == 0;  // W padded as V
+    switch (padded_columns(same ? std::max(kv, kw) : kv)) {
+    case 8: return launch<T, 8, same ? 8 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 16: return launch<T, 16, same ? 16 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 32: return launch<T, 32, same ? 32 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 48: return launch<T, 48, same ? 48 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    default: return launch<T, 64, same ? 64 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    }
+}
+
 template <typename T, bool Sym>
 void dispatch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
               std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
-    switch (padded_columns(kv, kw)) {
-    case 8: return launch<T, 8, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 16: return launch<T, 16, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 32: return launch<T, 32, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 48: return launch<T, 48, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    default: return launch<T, 64, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    if constexpr (!Sym) {
+        if (kw <= 8)
+            return dispatch_v<T, 8, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
     }
+    dispatch_v<T, 0, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
 }
 
 }  // namespace

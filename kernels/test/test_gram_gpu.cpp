@@ -102,7 +102,10 @@ void check_gram(const Shape& s, bool symmetric, bool dyadic, double tol)
 
 const Shape shapes[] = {{0, 3, 2},     {1, 1, 1},      {100, 3, 5},   {512, 8, 8},
                         {513, 13, 30}, {4097, 30, 30}, {100003, 4, 4}, {100003, 30, 30},
-                        {20011, 64, 64}, {20011, 64, 7}, {20011, 17, 33}};
+                        {20011, 64, 64}, {20011, 64, 7}, {20011, 17, 33},
+                        // W of at most 8 columns under a wider V (padded apart): the one-reduce
+                        // Arnoldi step's [u, A u] against the basis.
+                        {100003, 31, 2}, {4097, 40, 1}, {513, 13, 8}, {20011, 9, 2}};
 
 TEST(GramGpu, DyadicDataMatchesTheReferenceBitForBit)
 {
