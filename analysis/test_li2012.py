@@ -171,6 +171,22 @@ class ScalingTest(Li2012TestCase):
                       "budget of 45 s would be exceeded (44.8 s used, 0.6 s predicted)", md)
         self.assertIn("- cuDSS solve, N = 10,000,000: error: cudaErrorMemoryAllocation", md)
 
+    def test_fig5_claim_names_the_values_of_k_it_could_not_judge(self):
+        from studies import li2012_claims
+        import kbench_results
+        doc = json.loads(json.dumps(self.li))
+        for b in doc["benchmarks"]:
+            if b.get("figure") == "fig5" and b.get("method") == "dgbsv_all_cores" \
+                    and b.get("K") == 256:
+                b["seconds"] = None
+                b["skipped"] = "predicted 100 s exceeds the point budget of 20 s"
+        check = li2012_claims.CLAIMS["li2012/fig5"][0].check
+        full = check(kbench_results.load(self.write(self.li)))
+        self.assertNotIn("not judged", full.reason)
+        part = check(kbench_results.load(self.write(doc)))
+        self.assertIn("at 2 values of K", part.reason)
+        self.assertIn("not judged at K = 256", part.reason)
+
     def test_fig5_has_no_cudss_columns(self):
         md = self.render(self.li, "li2012/fig5")
         self.assertIn("N = 400,000, d = 1; times in ms", md)

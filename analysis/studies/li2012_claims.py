@@ -56,18 +56,21 @@ def scaling_speedup(figure: str, minimum: float, strict: bool):
     `strict`). In: the results of li2012/<figure>; out: the speedup range."""
     def check(res: kbench_results.Results) -> ClaimCheck:
         key, xs, by = sweep(entries(res, figure), figure)
-        pts = [(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"),
-                      num(by.get(("spike_double", x)), "seconds")), x) for x in xs]
-        pts = sorted(p for p in pts if not missing(p[0]))
+        every = [(ratio(num(by.get(("dgbsv_all_cores", x)), "seconds"),
+                        num(by.get(("spike_double", x)), "seconds")), x) for x in xs]
+        pts = sorted(p for p in every if not missing(p[0]))
         if not pts:
             return untested("no point with both SPIKE and dgbsv timed")
         label = "N" if key == "n" else "K"
         lo, hi = pts[0], pts[-1]
         ok = lo[0] > minimum if strict else lo[0] >= minimum
+        untimed = [fmt_int(x) for r, x in every if missing(r)]
+        left_out = (f"; not judged at {label} = {', '.join(untimed)} (a time missing, e.g. "
+                    "dgbsv skipped by its time budget)" if untimed else "")
         return judged(ok, f"{fmt(lo[0])}x ({label} = {fmt_int(lo[1])}) to {fmt(hi[0])}x",
                       f"dgbsv on all cores / SPIKE+BiCGStab double (band copy included) at "
                       f"{len(pts)} values of {label}; holds when every one is "
-                      f"{'above' if strict else 'at least'} {fmt(minimum)}")
+                      f"{'above' if strict else 'at least'} {fmt(minimum)}{left_out}")
     return check
 
 
