@@ -42,9 +42,8 @@ enum class ArnoldiOrth {
     /// Column j of H is final after step j: [c_j + a; nu], what CGS2 gives in exact
     /// arithmetic. When the second pass removes half of u_{j+1}'s squared norm or more (the
     /// first pass cancelled: a happy breakdown is near), the Pythagorean norm is inaccurate and
-    /// that step computes ||u_{j+1} - V_j a|| explicitly (one more reduction). gmres and
-    /// gmres_cpu implement it; a solver whose Arnoldi step multiplies by A before it
-    /// orthogonalizes (the distributed GMRES of solvers/distributed/) rejects it.
+    /// that step computes ||u_{j+1} - V_j a|| explicitly (one more reduction). gmres, gmres_cpu
+    /// and the distributed GMRES of solvers/distributed/ (GPU and CPU ranks) implement it.
     cgs2_lowsync,
 };
 

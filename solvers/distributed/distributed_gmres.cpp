@@ -10,6 +10,7 @@
 #include "solvers/distributed/diagonal_scale.hpp"
 #include "solvers/gmres_cycle.hpp"
 #include "solvers/gmres_device.hpp"
+#include "solvers/gmres_lowsync.hpp"
 
 #include <array>
 #include <chrono>
@@ -85,17 +86,18 @@ public:
         sync();
         add(p, now() - t0);
     }
-    /// Runs f and adds its time, less what the reductions inside it took, to p.
+    /// Runs f and adds its time, less what the phases timed inside it took (its reductions;
+    /// the one-reduce Arnoldi step's SpMV, halo exchange and preconditioner), to p.
     template <typename F>
-    void time_outside_reductions(Id p, F&& f)
+    void time_exclusive(Id p, F&& f)
     {
         if (!on_) return f();
-        const double inside = totals_[phase::reductions].first;
+        const double inside = timed_seconds();
         sync();
         const double t0 = now();
         f();
         sync();
-        add(p, now() - t0 - (totals_[phase::reductions].first - inside));
+        add(p, now() - t0 - (timed_seconds() - inside));
     }
     /// The solve's phases: norm_b (before run_gmres starts its clock) is dropped by reset(), the
     /// final true-residual check (after it stops) by taking the totals marked at the start of
@@ -114,6 +116,13 @@ public:
     }
 
 private:
+    double timed_seconds() const
+    {
+        double sum = 0.0;
+        for (const auto& t : totals_) sum += t.first;
+        return sum;
+    }
+
     bool on_;
     std::function<void()> sync_;
     std::array<std::pair<double, int>, phase_count> totals_{};  // seconds, calls
@@ -143,6 +152,9 @@ std::string vector_size_error(const char* who, const char* name, std::size_t siz
 template <typename T>
 class CpuBackend {
 public:
+    // Implements ArnoldiOrth::cgs2_lowsync: arnoldi(j) applies M^-1 A one vector ahead itself.
+    static constexpr bool one_reduce_arnoldi = true;
+
     CpuBackend(const Communicator& comm, DistributedSpmvCpu<T>& a, const std::vector<T>& b,
                std::vector<T>& x, Preconditioner p, std::vector<T> inv_diag, int m,
                ArnoldiOrth orth, PhaseLog& log)
@@ -151,7 +163,7 @@ public:
           n_{static_cast<std::size_t>(a.matrix().num_rows)},
           ld_{static_cast<std::size_t>(a.matrix().num_cols)}, orth_{orth}, log_{log},
           v_(ld_ * (static_cast<std::size_t>(m) + 1), T(0)), xl_(ld_, T(0)),
-          h_(static_cast<std::size_t>(m) + 1)
+          h_(static_cast<std::size_t>(m) + 1), lowsync_(m)
     {}
 
     double norm_b()
@@ -163,7 +175,7 @@ public:
             w = zb_.data();
         }
         double norm = 0.0;
-        log_.time_outside_reductions(phase::orth, [&] { norm = norm2(w); });
+        log_.time_exclusive(phase::orth, [&] { norm = norm2(w); });
         log_.reset();
         return norm;
     }
@@ -178,7 +190,7 @@ public:
         multiply(T(-1), xl_.data(), T(1), r);
         precondition(r, r);
         double norm = 0.0;
-        log_.time_outside_reductions(phase::orth, [&] { norm = norm2(r); });
+        log_.time_exclusive(phase::orth, [&] { norm = norm2(r); });
         return norm;
     }
     void scale_first(double inv)
@@ -187,10 +199,12 @@ public:
     }
     void arnoldi(int j, std::vector<T>& h)
     {
+        if (orth_ == ArnoldiOrth::cgs2_lowsync)
+            return log_.time_exclusive(phase::orth, [&] { arnoldi_lowsync(j, h); });
         T* w = col(j + 1);
         multiply(T(1), col(j), T(0), w);
         precondition(w, w);
-        log_.time_outside_reductions(phase::orth, [&] { orthogonalize(j, w, h); });
+        log_.time_exclusive(phase::orth, [&] { orthogonalize(j, w, h); });
     }
     void update(const std::vector<T>& y)
     {
@@ -249,6 +263,52 @@ private:
         const double sum = static_cast<double>(s);  // a NaN stays NaN: run_gmres's non_finite
         return std::isnan(sum) ? sum : std::sqrt(std::max(0.0, sum));
     }
+    /// w := M^-1 A v for basis columns (local_size() entries: the exchange fills v's ghosts).
+    void apply(T* v, T* w)
+    {
+        multiply(T(1), v, T(0), w);
+        precondition(w, w);
+    }
+    /// As solvers::detail::DeviceArnoldi::orthogonalize_lowsync (and gmres_cpu's), on this
+    /// rank's rows: the products over the owned rows, then ONE all-reduce of the Gram block
+    /// G = [V_j, u]^T [u, M^-1 A u] per step (one more in the first step, for c_0, and where the
+    /// Pythagorean norm cancels).
+    void arnoldi_lowsync(int j, std::vector<T>& h)
+    {
+        const int m = static_cast<int>(h_.size()) - 1;
+        if (j == 0) {  // the first CGS pass of M^-1 A v_0
+            apply(col(0), col(1));
+            T c0 = local_dot(col(0), col(1));
+            reduce(&c0, 1);
+            subtract(&c0, 1, col(1));
+            lowsync_.start(c0);
+        }
+        const bool ahead = j + 2 <= m;
+        if (ahead) apply(col(j + 1), col(j + 2));
+        const int kv = j + 2, kw = ahead ? 2 : 1;
+        g_.resize(static_cast<std::size_t>(kv) * kw);
+        for (int c = 0; c < kw; ++c)
+            for (int i = 0; i < kv; ++i) g_[i + c * kv] = local_dot(col(i), col(j + 1 + c));
+        reduce(g_.data(), kv * kw);
+        T* u = col(j + 1);
+        double nu = lowsync_.second_pass(j, g_.data(), h);
+        if (nu >= 0.0) {  // u := (u - V_j a) / nu
+            if (nu > 0.0 && std::isfinite(nu)) {
+                subtract(g_.data(), j + 1, u);
+                scale(u, static_cast<T>(1.0 / nu));
+            }
+        } else if (!std::isnan(nu)) {  // the Pythagorean norm cancelled: measure it
+            subtract(g_.data(), j + 1, u);
+            nu = norm2(u);
+            if (nu > 0.0 && std::isfinite(nu)) scale(u, static_cast<T>(1.0 / nu));
+        }
+        lowsync_.finish_column(j, nu, h);
+        if (!ahead || !(nu > 0.0) || !std::isfinite(nu)) return;
+        T* d = g_.data() + kv;  // G's second column: V_{j+1}^T M^-1 A u, corrected for the lag
+        d[j + 1] = lowsync_.next_first_pass(j, g_.data(), nu);
+        subtract(d, j + 2, col(j + 2));
+        scale(col(j + 2), static_cast<T>(1.0 / nu));
+    }
     /// As solvers::detail::DeviceArnoldi::orthogonalize, on the host.
     void orthogonalize(int j, T* w, std::vector<T>& h)
     {
@@ -287,6 +347,8 @@ private:
     std::vector<T> v_;   // basis, column-major, ld_ x (m + 1)
     std::vector<T> xl_;  // x with room for its ghosts
     std::vector<T> h_;   // one CGS pass's coefficients
+    std::vector<T> g_;   // cgs2_lowsync: the step's Gram block, column-major
+    solvers::detail::LowSyncArnoldi<T> lowsync_;
 };
 
 // ---- GPU -----------------------------------------------------------------------------------
@@ -318,7 +380,7 @@ public:
             w = zb_.data();
         }
         double norm = 0.0;
-        log_.time_outside_reductions(phase::orth, [&] { norm = basis_.norm(w, reducer()); });
+        log_.time_exclusive(phase::orth, [&] { norm = basis_.norm(w, reducer()); });
         log_.reset();
         return norm;
     }
@@ -333,7 +395,7 @@ public:
         multiply(T(-1), xl_.data(), T(1), r);
         precondition(r, r);
         double norm = 0.0;
-        log_.time_outside_reductions(phase::orth, [&] { norm = basis_.norm(r, reducer()); });
+        log_.time_exclusive(phase::orth, [&] { norm = basis_.norm(r, reducer()); });
         return norm;
     }
     void scale_first(double inv)
@@ -349,14 +411,14 @@ public:
                 multiply(T(1), const_cast<T*>(v), T(0), w);
                 precondition(w, w);
             };
-            log_.time_outside_reductions(
+            log_.time_exclusive(
                 phase::orth, [&] { basis_.orthogonalize_lowsync(j, h, apply, reducer()); });
             return;
         }
         T* w = basis_.col(j + 1);
         multiply(T(1), basis_.col(j), T(0), w);
         precondition(w, w);
-        log_.time_outside_reductions(phase::orth, [&] { basis_.orthogonalize(j, h, reducer()); });
+        log_.time_exclusive(phase::orth, [&] { basis_.orthogonalize(j, h, reducer()); });
     }
     void update(const std::vector<T>& y)
     {

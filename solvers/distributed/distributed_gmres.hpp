@@ -9,7 +9,7 @@
 //    over the ranks: CGS2 reduces the j + 1 coefficients of a pass in ONE all-reduce, MGS one
 //    all-reduce per coefficient as the paper does; the norm of the new vector is one more; the
 //    one-reduce CGS2 (ArnoldiOrth::cgs2_lowsync, solvers/gmres.hpp) one all-reduce per step in
-//    all, on GPU ranks only (CPU ranks refuse it with std::invalid_argument);
+//    all, on GPU and CPU ranks;
 //  * the small least-squares problem (Givens rotations) is solved redundantly on every rank's
 //    host, from the same reduced values, so every rank takes the same decisions.
 // Left preconditioning: the system solved is M^-1 A x = M^-1 b, with M = I (none) or M = diag(A)

@@ -1,7 +1,7 @@
 // Distributed GMRES on the CPU (solvers/distributed/distributed_gmres.hpp), run by ctest under
 // mpiexec with 1, 2 and 3 ranks: the gathered solution equals the serial gmres_cpu's on the
-// explicitly Jacobi-scaled system D^-1 A x = D^-1 b (contiguous, scattered and empty parts; MGS
-// and CGS2), the paper's setup converges, non-finite input and bad diagonals are reported on
+// explicitly Jacobi-scaled system D^-1 A x = D^-1 b (contiguous, scattered and empty parts; MGS,
+// CGS2 and the one-reduce CGS2), the paper's setup converges, non-finite input and bad diagonals are reported on
 // every rank, and detailed runs name their phases without changing the numbers.
 #include "solvers/distributed/distributed_gmres.hpp"
 
@@ -81,7 +81,8 @@ class DistributedGmresCpu : public kbench::test::MpiTest {};
 // loops instead of Eigen's vectorized ones.
 TEST_F(DistributedGmresCpu, JacobiMatchesSerialGmresOnTheScaledSystem)
 {
-    for (const ArnoldiOrth orth : {ArnoldiOrth::mgs, ArnoldiOrth::cgs2}) {
+    for (const ArnoldiOrth orth :
+         {ArnoldiOrth::mgs, ArnoldiOrth::cgs2, ArnoldiOrth::cgs2_lowsync}) {
         const GmresOptions o = paper_options(orth, 1e-10);
         for (const auto& c : gmres_cases(world().size())) {
             SCOPED_TRACE(c.name + ", " + solvers::to_string(orth));
@@ -99,15 +100,17 @@ TEST_F(DistributedGmresCpu, JacobiMatchesSerialGmresOnTheScaledSystem)
 // Without a preconditioner the solve is the serial one on A itself.
 TEST_F(DistributedGmresCpu, NoPreconditionerMatchesSerialGmres)
 {
-    const GmresOptions o = paper_options(ArnoldiOrth::cgs2, 1e-10);
-    for (const auto& c : gmres_cases(world().size())) {
-        SCOPED_TRACE(c.name);
-        const auto b = tagged_vector(c.a.num_rows);
-        std::vector<double> xs(b.size(), 0.0);
-        const SolveResult serial = solvers::gmres_cpu(c.a, b, xs, o);
-        ASSERT_EQ(serial.status, SolveStatus::converged);
-        const Solve d = solve_distributed(c.a, c.part, b, o, Preconditioner::none);
-        expect_same_solve(d.result, d.x, serial, xs, o.tolerance);
+    for (const ArnoldiOrth orth : {ArnoldiOrth::cgs2, ArnoldiOrth::cgs2_lowsync}) {
+        const GmresOptions o = paper_options(orth, 1e-10);
+        for (const auto& c : gmres_cases(world().size())) {
+            SCOPED_TRACE(c.name + ", " + solvers::to_string(orth));
+            const auto b = tagged_vector(c.a.num_rows);
+            std::vector<double> xs(b.size(), 0.0);
+            const SolveResult serial = solvers::gmres_cpu(c.a, b, xs, o);
+            ASSERT_EQ(serial.status, SolveStatus::converged);
+            const Solve d = solve_distributed(c.a, c.part, b, o, Preconditioner::none);
+            expect_same_solve(d.result, d.x, serial, xs, o.tolerance);
+        }
     }
 }
 
@@ -193,14 +196,6 @@ TEST_F(DistributedGmresCpu, BadArgumentsThrowOnEveryRank)
                                   Preconditioner::none);
         },
         {"distributed_gmres_cpu", "x_local", "rank " + std::to_string(last)});
-    // The one-reduce CGS2 runs on GPU ranks only (distributed_gmres.hpp): refused here.
-    expect_invalid(
-        [&] {
-            distributed_gmres_cpu(world(), spmv, b_local, x_local,
-                                  paper_options(solvers::ArnoldiOrth::cgs2_lowsync),
-                                  Preconditioner::none);
-        },
-        {"lowsync"});
     EXPECT_EQ(parse_preconditioner("jacobi"), Preconditioner::jacobi);
     EXPECT_STREQ(to_string(Preconditioner::none), "none");
     expect_invalid([] { parse_preconditioner("ilu"); }, {"'ilu'", "none", "jacobi"});
@@ -208,6 +203,33 @@ TEST_F(DistributedGmresCpu, BadArgumentsThrowOnEveryRank)
 
 // A detailed run reports the phases of distributed_gmres.hpp (names, groups, counts that follow
 // from the steps) within the solve's time, and computes the same bits as a plain run.
+// The one-reduce step applies M^-1 A inside its orthogonalization: its detailed phases count
+// that SpMV, halo exchange and preconditioner under their own names, not again under orth (the
+// phases still sum to no more than the solve), and it reduces once per step (twice in a cycle's
+// first step, and where the Pythagorean norm cancels) plus once per residual.
+TEST_F(DistributedGmresCpu, OneReduceDetailedRunCountsEachPhaseOnce)
+{
+    const auto c = named_case("replicated_convection_diffusion_8x19/scattered");
+    const auto b = tagged_vector(c.a.num_rows);
+    const GmresOptions o = paper_options(ArnoldiOrth::cgs2_lowsync, 1e-10);
+    const Solve plain = solve_distributed(c.a, c.part, b, o, Preconditioner::jacobi);
+    const Solve detailed = solve_distributed(c.a, c.part, b, o, Preconditioner::jacobi, true);
+    EXPECT_EQ(detailed.x, plain.x);
+    EXPECT_EQ(detailed.result.residual_history, plain.result.residual_history);
+    const auto& phases = detailed.result.phases;
+    ASSERT_EQ(phases.size(), 6u);
+    double total = 0.0;
+    for (const auto& p : phases) total += p.seconds;
+    EXPECT_LE(total, detailed.result.seconds * 1.05 + 1e-4);
+    const int steps = detailed.result.iterations;
+    const int cycles = (steps + o.restart - 1) / o.restart;
+    EXPECT_EQ(phases[0].name, "spmv");
+    EXPECT_GE(phases[0].calls, steps + cycles);  // one per step, one per residual
+    EXPECT_EQ(phases[4].name, "reductions");
+    EXPECT_GE(phases[4].calls, steps + 2 * cycles);
+    EXPECT_LE(phases[4].calls, 2 * steps + 2 * cycles);
+}
+
 TEST_F(DistributedGmresCpu, DetailedRunNamesItsPhasesAndKeepsTheNumbers)
 {
     const auto c = named_case("replicated_convection_diffusion_8x19/scattered");

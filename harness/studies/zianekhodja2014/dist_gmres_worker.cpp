@@ -252,7 +252,7 @@ void add_dist_gmres_subcommand(CLI::App* dist)
                     "stop at ||M^-1 (b - A x)|| / ||M^-1 b|| <= this")->capture_default_str();
     sub->add_option("--max-iterations", a->gmres.max_iterations, "iteration limit")
         ->capture_default_str();
-    sub->add_option("--orth", a->orth, "Arnoldi orthogonalization: mgs or cgs2")
+    sub->add_option("--orth", a->orth, "Arnoldi orthogonalization: mgs, cgs2 or lowsync (one-reduce CGS2)")
         ->capture_default_str();
     sub->add_option("--preconditioner", a->preconditioner, "jacobi or none")
         ->capture_default_str();
