@@ -3,7 +3,8 @@
 //
 // One launch per call: a grid of G x C blocks of 256 threads, C = 1 for dot, C = the number of
 // chunks of 4 pairs for mdot (blockIdx.y picks the chunk), C = 1 for mdgm or, at small n where
-// G x ceil(k / 8) blocks fit in one wave, ceil(k / 8) groups of 8 columns. G fills the GPU once
+// G x ceil(k / 8) blocks fit in one wave and wherever y fits in half the L2 cache, ceil(k / 8)
+// groups of 8 columns. G fills the GPU once
 // (resident blocks per SM x SM count, queried once per device and kernel and cached, divided
 // among the C chunks), and is at most dot_max_blocks(n) so the partials stay below k * n / 1024.
 // Threads run a grid-stride loop over 16-byte vectors (double2 / float4) when every pointer is
@@ -430,17 +431,24 @@ void launch_mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y,
         aligned16(V) && aligned16(y) && (static_cast<std::uint64_t>(ld) * sizeof(T)) % 16 == 0;
     const carved_workspace<T> w = carve<T>(workspace);
     if constexpr (K > mdgm_group) {
-        // Small n: rows alone leave SMs idle. When one wave holds them all, blocks (b, g) take
-        // column groups of mdgm_group, so k / mdgm_group times more blocks share the rows (y is
-        // then read once per group, from L2 at these sizes).
+        // Column groups of mdgm_group: blocks (b, g) take the columns of group g, one wave of
+        // them in all (row_blocks divides the resident blocks among the groups, as mdot's
+        // chunks), each with mdgm_group accumulators instead of K: fewer registers per thread,
+        // more blocks per SM, more loads in flight. y is read once per group. Taken
+        //  * when one wave holds every row block of every group (small n: the rows alone would
+        //    leave SMs idle), or
+        //  * when y fits in half the L2 cache, so that the groups, running together, read it
+        //    from L2 and device memory sees V and y once, as with one K-column pass.
         const auto grouped = vectorized ? mdgm_kernel<T, mdgm_group, true>
                                         : mdgm_kernel<T, mdgm_group, false>;
-        const unsigned rows = row_blocks(reinterpret_cast<const void*>(grouped), n, 1);
+        const void* gk = reinterpret_cast<const void*>(grouped);
         const unsigned groups = static_cast<unsigned>((k + mdgm_group - 1) / mdgm_group);
-        if (groups > 1 && std::int64_t{rows} * groups <=
-                              resident_blocks(reinterpret_cast<const void*>(grouped), block_size)) {
-            grouped<<<dim3(rows, groups), block_size, 0, stream>>>(n, k, V, ld, y, w.partial,
-                                                                   w.counters, result);
+        const bool one_wave =
+            std::int64_t{row_blocks(gk, n, 1)} * groups <= resident_blocks(gk, block_size);
+        const bool y_in_l2 = 2 * static_cast<std::uint64_t>(n) * sizeof(T) <= l2_cache_bytes();
+        if (groups > 1 && (one_wave || y_in_l2)) {
+            grouped<<<dim3(row_blocks(gk, n, static_cast<int>(groups)), groups), block_size, 0,
+                       stream>>>(n, k, V, ld, y, w.partial, w.counters, result);
             KBENCH_CUDA_CHECK_LAUNCH();
             return;
         }

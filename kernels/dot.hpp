@@ -72,7 +72,7 @@ constexpr std::int64_t dot_max_blocks(std::int64_t n)
 }
 
 /// Most ticket counters one call uses: one per chunk of mdot_chunk_size pairs (mdot) or per
-/// group of 8 columns (mdgm at small n), 1 for dot.
+/// group of 8 columns (mdgm's grouped launch), 1 for dot.
 inline constexpr int dot_max_counters = max_dot_vectors / mdot_chunk_size;
 
 /// Bytes of the counter region at the start of every non-empty dot workspace: room for
@@ -142,9 +142,10 @@ void mdot(std::int64_t n, int k, const T* const* x, const T* const* y, T* result
 /// n x k column-major device matrix with leading dimension ld >= n (rows n..ld-1 of each column
 /// are never read), y a device vector of n elements and result a device array of k elements.
 /// One pass: each thread reads y[i] once and keeps k accumulators, so y is read once for all k
-/// <= max_dot_vectors columns; at small n, where the rows alone leave SMs idle, columns are
-/// taken in groups of 8 by separate blocks and y is read once per group (deterministic either
-/// way). Workspace and errors: see the file comment (also ld < n). Source: anzt2015 Sec. 3.2
+/// <= max_dot_vectors columns; at small n, where the rows alone leave SMs idle, and wherever y
+/// fits in half the L2 cache, columns are taken in groups of 8 by separate blocks of one wave
+/// (fewer registers, more loads in flight) and y is read once per group, from L2 after the
+/// first (deterministic either way). Workspace and errors: see the file comment (also ld < n). Source: anzt2015 Sec. 3.2
 /// (A^T x for tall and skinny A, all multiprocessors on every column), Fig. 7.
 template <typename T>
 void mdgm(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* result,

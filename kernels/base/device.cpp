@@ -101,4 +101,9 @@ int compute_capability()
            cached_attribute(cudaDevAttrComputeCapabilityMinor);
 }
 
+std::size_t l2_cache_bytes()
+{
+    return static_cast<std::size_t>(cached_attribute(cudaDevAttrL2CacheSize));
+}
+
 }  // namespace kbench

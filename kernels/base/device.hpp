@@ -43,4 +43,8 @@ int resident_blocks(const void* kernel, int block_size, std::size_t dynamic_smem
 /// kbench::cuda_error on CUDA failures.
 int compute_capability();
 
+/// L2 cache size of the current device in bytes, cached per device. Throws kbench::cuda_error
+/// on CUDA failures.
+std::size_t l2_cache_bytes();
+
 }  // namespace kbench
