@@ -180,22 +180,34 @@ void block_step(MachineProfile& m, const device_info& dev, cudaStream_t stream)
     m.block_step_us = std::max(0.0, 1e6 * (run(long_steps) - run(short_steps)) / 8192.0);
 }
 
-void dgemm(MachineProfile& m, cudaStream_t stream)
+/// The FP64 and FP32 rates of cuBLAS gemm at n = 8192 (FP32 in its default math mode: FP32
+/// arithmetic, no TF32), GFLOP/s.
+void gemm_rates(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int n = 8192;
     const std::size_t nn = std::size_t{n} * n;
-    device_buffer<double> a(nn), b(nn), c(nn);
-    fill(a.data(), nn, 1.0, stream);
-    fill(b.data(), nn, 0.5, stream);
-    fill(c.data(), nn, 0.0, stream);
     cublas_handle handle;
     KBENCH_CUBLAS_CHECK(cublasSetStream(handle, stream));
-    const double alpha = 1.0, beta = 0.0;
-    const double seconds = time_events([&](cudaStream_t) {
-        KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+    const double flops = 2.0 * n * static_cast<double>(nn);
+    {
+        device_buffer<double> a(nn), b(nn), c(nn);
+        fill(a.data(), nn, 1.0, stream);
+        fill(b.data(), nn, 0.5, stream);
+        fill(c.data(), nn, 0.0, stream);
+        const double alpha = 1.0, beta = 0.0;
+        m.dgemm_gflops = flops * 1e-9 / time_events([&](cudaStream_t) {
+            KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                            a.data(), n, b.data(), n, &beta, c.data(), n));
+        }, stream, 2, 5);
+    }
+    device_buffer<float> a(nn), b(nn), c(nn);
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(a.data(), 0, a.bytes(), stream));
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(b.data(), 0, b.bytes(), stream));
+    const float alpha = 1.0f, beta = 0.0f;
+    m.sgemm_gflops = flops * 1e-9 / time_events([&](cudaStream_t) {
+        KBENCH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
                                         a.data(), n, b.data(), n, &beta, c.data(), n));
     }, stream, 2, 5);
-    m.dgemm_gflops = 2.0 * n * static_cast<double>(nn) / seconds * 1e-9;
 }
 
 }  // namespace
@@ -213,8 +225,8 @@ MachineProfile measure_machine(std::ostream* log)
     kernel_fixed_costs(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: block-synchronous step in shared memory ...\n");
     block_step(m, dev, stream);
-    if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm n = 8192 ...\n");
-    dgemm(m, stream);
+    if (log) fmt::print(*log, "kbench machine: cuBLAS dgemm and sgemm n = 8192 ...\n");
+    gemm_rates(m, stream);
     if (log) fmt::print(*log, "kbench machine: SpMV model figures (L2 bandwidth, load latency) ...\n");
     m.spmv = spmv::measure_machine_figures();
     return m;
@@ -244,6 +256,7 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.3f}\n", "block step, shared memory + barrier (us)",
                m.block_step_us);
     fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS dgemm n=8192 (GFlop/s)", m.dgemm_gflops);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "cuBLAS sgemm n=8192 (GFlop/s)", m.sgemm_gflops);
     fmt::print(out, "{:<44} {:>12}\n", "bytes per bandwidth array", m.bandwidth_bytes);
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read-modify-write bandwidth (GB/s)",

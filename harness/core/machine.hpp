@@ -1,5 +1,5 @@
 // Machine profile: the measured rates that the performance models divide by (STREAM-style
-// bandwidth, launch and reduction latencies, FP64 dgemm rate). The models
+// bandwidth, launch and reduction latencies, FP64 and FP32 gemm rates). The models
 // treat SpMV and the Krylov vector operations as bandwidth bound; the latencies bound the cost of
 // each kernel launch and each host round trip of a dot product.
 #pragma once
@@ -25,6 +25,7 @@ struct MachineProfile {
     double block_step_us = 0.0;  // one step of a block-synchronous chain in shared memory
                                  // (32 threads: a neighbour's value, an FMA, a barrier)
     double dgemm_gflops = 0.0;                 // cublasDgemm, n = 8192
+    double sgemm_gflops = 0.0;                 // cublasSgemm, n = 8192, FP32 math (no TF32)
     std::size_t bandwidth_bytes = 0;           // bytes of each array of the bandwidth tests
     models::SpmvMachine spmv;  // figures of the SpMV time model (spmv::measure_machine_figures)
 };
@@ -36,7 +37,7 @@ struct MachineProfile {
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
 /// the triad bandwidth), the block step (one block of 32 threads per SM, each step reading the
 /// value a neighbour wrote in the previous step from shared memory, an FMA, a write, a barrier:
-/// the time per step from two step counts, so the launch cancels), dgemm, and the SpMV time model's figures
+/// the time per step from two step counts, so the launch cancels), dgemm and sgemm, and the SpMV time model's figures
 /// (L2 bandwidth, DRAM and L2 load latency, kernels/machine_probe.hpp). Progress lines go to `log`
 /// when given. Takes a few seconds. Throws kbench::cuda_error on any CUDA/cuBLAS failure (no
 /// device, out of memory).

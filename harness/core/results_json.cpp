@@ -50,6 +50,7 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"reduction_fixed_us", m.reduction_fixed_us},
          {"block_step_us", m.block_step_us},
          {"dgemm_gflops", m.dgemm_gflops},
+         {"sgemm_gflops", m.sgemm_gflops},
          {"bandwidth_bytes", m.bandwidth_bytes},
          {"spmv_model",
           {{"dram_gbps", m.spmv.dram_gbps},

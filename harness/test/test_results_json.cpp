@@ -54,7 +54,8 @@ TEST(ResultsJson, DeviceAndMachineSerializeTheSchemaKeys)
     const json mj = m;
     EXPECT_EQ(mj.at("read_gbps"), 4000.0);
     for (const char* key : {"copy_gbps", "triad_gbps", "launch_latency_us",
-                            "reduction_roundtrip_latency_us", "dgemm_gflops", "bandwidth_bytes"}) {
+                            "reduction_roundtrip_latency_us", "dgemm_gflops", "sgemm_gflops",
+                            "block_step_us", "bandwidth_bytes"}) {
         EXPECT_TRUE(mj.contains(key)) << key;
     }
     const json gi = kh::GitInfo{"unknown", true};

@@ -140,7 +140,7 @@ ModelFigures model_figures(const MachineProfile& m, int sm_count)
     ModelFigures f;
     f.fp64 = {m.copy_gbps, m.dgemm_gflops, m.launch_latency_us * 1e-6, m.block_step_us * 1e-6};
     f.fp32 = f.fp64;
-    f.fp32.gflops *= fp32_over_fp64;
+    f.fp32.gflops = m.sgemm_gflops;
     f.sm_count = sm_count;
     return f;
 }

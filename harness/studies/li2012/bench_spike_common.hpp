@@ -43,7 +43,6 @@ constexpr double point_budget_s = 2.0;     // GPU: timed repetitions of one poin
 constexpr double cpu_point_budget_s = 20.0;   // a dgbsv or cuDSS point predicted above: skipped
 constexpr double cpu_series_budget_s = 45.0;  // per baseline series (method) of an id
 constexpr double baseline_repetition_budget_s = 1.0;  // repetitions of a cheap baseline point
-constexpr double fp32_over_fp64 = 2.0;  // kbench assumption: FP32 (non-tensor) rate = 2 x FP64
 constexpr index_type quick_max_n = 100000;  // a quick run (`kbench reproduce --quick`): N <= 1e5
 constexpr index_type quick_max_k = 64;      // and K <= 64
 
@@ -100,8 +99,7 @@ struct ModelFigures {
                  "preconditioner's precision, 2 SpMVs and the vector operations of BiCGStab per "
                  "iteration in double, the measured iteration count) under a roofline per phase: "
                  "bandwidth = the measured copy GB/s (bytes read + written), fp64 = the measured "
-                 "cuBLAS dgemm GFLOP/s, fp32 = 2 x fp64 (an assumption: no FP32 rate is "
-                 "measured), launch = the measured launch latency; a phase of one thread block per "
+                 "cuBLAS dgemm GFLOP/s, fp32 = the measured cuBLAS sgemm GFLOP/s (FP32 math), launch = the measured launch latency; a phase of one thread block per "
                  "partition that walks its rows in order takes at least waves x its longest "
                  "block's block-synchronous steps x the measured block step (kbench machine's "
                  "block_step_us; LU: 2 steps per pivot, substitutions: 1 per row); thread-block slots = SMs x "
