@@ -23,7 +23,8 @@ namespace {
 
 __global__ void empty_kernel() {}
 
-__global__ void fill_kernel(double* a, std::size_t n, double v)
+template <typename T>
+__global__ void fill_kernel(T* a, std::size_t n, T v)
 {
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
          i += std::size_t{gridDim.x} * blockDim.x) {
@@ -31,9 +32,10 @@ __global__ void fill_kernel(double* a, std::size_t n, double v)
     }
 }
 
-void fill(double* a, std::size_t n, double v, cudaStream_t stream)
+template <typename T>
+void fill(T* a, std::size_t n, T v, cudaStream_t stream)
 {
-    fill_kernel<<<1024, 256, 0, stream>>>(a, n, v);
+    fill_kernel<T><<<1024, 256, 0, stream>>>(a, n, v);
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
@@ -201,8 +203,9 @@ void gemm_rates(MachineProfile& m, cudaStream_t stream)
         }, stream, 2, 5);
     }
     device_buffer<float> a(nn), b(nn), c(nn);
-    KBENCH_CUDA_CHECK(cudaMemsetAsync(a.data(), 0, a.bytes(), stream));
-    KBENCH_CUDA_CHECK(cudaMemsetAsync(b.data(), 0, b.bytes(), stream));
+    fill(a.data(), nn, 1.0f, stream);
+    fill(b.data(), nn, 0.5f, stream);
+    fill(c.data(), nn, 0.0f, stream);
     const float alpha = 1.0f, beta = 0.0f;
     m.sgemm_gflops = flops * 1e-9 / time_events([&](cudaStream_t) {
         KBENCH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
