@@ -182,35 +182,42 @@ void block_step(MachineProfile& m, const device_info& dev, cudaStream_t stream)
     m.block_step_us = std::max(0.0, 1e6 * (run(long_steps) - run(short_steps)) / 8192.0);
 }
 
-/// The FP64 and FP32 rates of cuBLAS gemm at n = 8192 (FP32 in its default math mode: FP32
-/// arithmetic, no TF32), GFLOP/s.
-void gemm_rates(MachineProfile& m, cudaStream_t stream)
+/// C = A B of n x n column-major matrices with cuBLAS (dgemm / sgemm; FP32 in cuBLAS's default
+/// math mode: FP32 arithmetic, no TF32).
+cublasStatus_t gemm(cublasHandle_t h, int n, const double* a, const double* b, double* c)
+{
+    const double one = 1.0, zero = 0.0;
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
+}
+cublasStatus_t gemm(cublasHandle_t h, int n, const float* a, const float* b, float* c)
+{
+    const float one = 1.0f, zero = 0.0f;
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
+}
+
+/// GFLOP/s of cuBLAS gemm in T at n = 8192 (2 n^3 flops over the median time, CUDA events).
+template <typename T>
+double gemm_gflops(cublasHandle_t handle, cudaStream_t stream)
 {
     constexpr int n = 8192;
     const std::size_t nn = std::size_t{n} * n;
+    device_buffer<T> a(nn), b(nn), c(nn);
+    fill(a.data(), nn, T(1), stream);
+    fill(b.data(), nn, T(0.5), stream);
+    fill(c.data(), nn, T(0), stream);
+    const double seconds = time_events([&](cudaStream_t) {
+        KBENCH_CUBLAS_CHECK(gemm(handle, n, a.data(), b.data(), c.data()));
+    }, stream, 2, 5);
+    return 2.0 * n * static_cast<double>(nn) / seconds * 1e-9;
+}
+
+/// The FP64 and FP32 rates of cuBLAS gemm (MachineProfile::dgemm_gflops, sgemm_gflops).
+void gemm_rates(MachineProfile& m, cudaStream_t stream)
+{
     cublas_handle handle;
     KBENCH_CUBLAS_CHECK(cublasSetStream(handle, stream));
-    const double flops = 2.0 * n * static_cast<double>(nn);
-    {
-        device_buffer<double> a(nn), b(nn), c(nn);
-        fill(a.data(), nn, 1.0, stream);
-        fill(b.data(), nn, 0.5, stream);
-        fill(c.data(), nn, 0.0, stream);
-        const double alpha = 1.0, beta = 0.0;
-        m.dgemm_gflops = flops * 1e-9 / time_events([&](cudaStream_t) {
-            KBENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
-                                            a.data(), n, b.data(), n, &beta, c.data(), n));
-        }, stream, 2, 5);
-    }
-    device_buffer<float> a(nn), b(nn), c(nn);
-    fill(a.data(), nn, 1.0f, stream);
-    fill(b.data(), nn, 0.5f, stream);
-    fill(c.data(), nn, 0.0f, stream);
-    const float alpha = 1.0f, beta = 0.0f;
-    m.sgemm_gflops = flops * 1e-9 / time_events([&](cudaStream_t) {
-        KBENCH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
-                                        a.data(), n, b.data(), n, &beta, c.data(), n));
-    }, stream, 2, 5);
+    m.dgemm_gflops = gemm_gflops<double>(handle, stream);
+    m.sgemm_gflops = gemm_gflops<float>(handle, stream);
 }
 
 }  // namespace
