@@ -249,7 +249,7 @@ nlohmann::json run_bicgstab_study(const BicgstabRunOptions& o, const std::string
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         for (const auto& p : o.precisions) {
             if (p == "double")
                 run_precision<double>(o, filter, machine, figures, entry, a, p, doc, progress, k,

@@ -8,7 +8,6 @@
 #include "kernels/spmv.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "matrices/matrix_set.hpp"
-#include "matrices/sellp.hpp"
 
 #include <fmt/format.h>
 
@@ -42,7 +41,7 @@ nlohmann::json run_gmres_solves(const GmresRunOptions& o, const std::string& id,
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         const std::vector<double> b = rhs_of_ones(a);
         std::optional<spmv::SpmvOperator<double>> op;  // built when a solve of this matrix runs
         for (const auto orth : o.orths) {

@@ -229,7 +229,7 @@ nlohmann::json run_spmm_bench(const SpmmBenchOptions& options, const MachineProf
         if (!any) continue;
         const Csr<double> a = build_matrix(entry);
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         for_each_precision(o.kernel, [&](auto zero, const std::string& precision) {
             run_matrix<decltype(zero)>(run, entry, a, precision);
         });

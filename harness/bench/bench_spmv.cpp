@@ -258,7 +258,7 @@ nlohmann::json run_stats_study(const MatrixSource& source, const std::string& id
         progress.report(k, total, fmt::format("{} (n={}, nnz={}): stats", entry.name,
                                               a.num_rows, a.nnz()));
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
     });
     return doc;
 }

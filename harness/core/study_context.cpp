@@ -7,6 +7,7 @@
 #include "harness/core/resources.hpp"
 #include "harness/core/results_json.hpp"
 #include "kernels/base/device.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "matrices/stats.hpp"
 
 
@@ -96,6 +97,11 @@ nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
         m["matrix_used"] = entry.real ? "suitesparse" : "stand-in";
     }
     return m;
+}
+
+nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a)
+{
+    return matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
 }
 
 void for_each_matrix(const MatrixSet& set,

@@ -69,6 +69,10 @@ nlohmann::json kbench_context(const std::string& id, const MatrixSource& source,
 nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a,
                               const SellpParams& sellp);
 
+/// matrix_context with the SELL-P layout an operator would choose for `a` unasked
+/// (spmv::resolve_sellp_params without overrides): what every runner but `bench spmv` records.
+nlohmann::json matrix_context(const MatrixEntry& entry, const Csr<double>& a);
+
 /// Calls fn(entry, matrix, k, total) for each matrix of the set (k 1-based), building each one
 /// just before its call and freeing it after.
 void for_each_matrix(const MatrixSet& set,

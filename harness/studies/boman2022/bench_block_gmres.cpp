@@ -259,7 +259,7 @@ json run_block_speedup_study(const StudyRun& run)
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         const std::vector<double> b = random_block(a.num_rows, plan.gpu_s.back());
         for (Device device : {Device::gpu, Device::cpu}) {
             const bool gpu = device == Device::gpu;
@@ -309,7 +309,7 @@ json run_vanbody_study(const StudyRun& run)
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                              std::size_t) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         doc["context"]["kbench"]["boman2022"] = {
             {"matrix", entry.name}, {"n", a.num_rows}, {"nnz", a.nnz()},
             {"stands_for", "vanbody (n = 47,072)"}, {"tolerance", tolerance}, {"seed", rhs_seed},

@@ -143,7 +143,7 @@ json run_family(const StudyRun& run, const Family& f)
     for_each_matrix(set, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t k,
                              std::size_t total) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         const std::vector<double> b = rhs_of_ones(a);
         const std::string mtx = (scratch.path / (entry.name + ".mtx")).string();
         write_matrix_market(a, mtx);

@@ -281,7 +281,7 @@ json run_ca_gmres_study(const StudyRun& run)
                              std::size_t total) {
         const PaperSetup& p = setups.at(entry.name);
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         progress.report(k, total, entry.name);
         run_matrix(entry, p, a, run.options, doc);
         if (!mpi_launcher().empty()) run_matrix_on_ranks(run, entry, p, a, dir, doc);
@@ -311,7 +311,7 @@ json run_ca_tsqr_error_study(const StudyRun& run)
     for_each_matrix(first, [&](const MatrixEntry& entry, const Csr<double>& a, std::size_t,
                                std::size_t) {
         doc["context"]["kbench"]["matrices"][entry.name] =
-            matrix_context(entry, a, spmv::resolve_sellp_params(a.view(), SellpParams{0, 0, 0, 0}));
+            matrix_context(entry, a);
         const sv::Balanced<double> bal = sv::balance(a);
         System sys(bal.matrix, fig14::balanced_rhs(bal.row_scale));
         const std::vector<TsqrMethod> methods{TsqrMethod::mgs,     TsqrMethod::cgs,
