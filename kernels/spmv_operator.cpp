@@ -346,6 +346,13 @@ nlohmann::json config_params(Kernel kernel, const SellpParams& sellp, int subwar
 
 nlohmann::json choice_params(const Choice& c) { return config_params(c.kernel, c.sellp, c.subwarp); }
 
+nlohmann::json choice_summary(const Choice& c)
+{
+    return {{"policy", c.policy},
+            {"kernel", kernel_names()[static_cast<std::size_t>(c.kernel)]},
+            {"params", choice_params(c)}};
+}
+
 nlohmann::json choice_json(const Choice& c, std::size_t max_candidates)
 {
     nlohmann::json j{{"policy", c.policy},

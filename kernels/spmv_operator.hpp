@@ -57,6 +57,10 @@ nlohmann::json choice_json(const Choice& choice, std::size_t max_candidates = 8)
 /// algorithm}, others {}.
 nlohmann::json choice_params(const Choice& choice);
 
+/// What a solver's results entry records of its operator: {policy, kernel (its name),
+/// params (choice_params)}.
+nlohmann::json choice_summary(const Choice& choice);
+
 /// SELL-P parameters of the named `sellp` kernel: choose_sellp_params(a) with every non-zero
 /// field of `overrides` taking its place (so a long_row_threshold of 0 there means the default,
 /// not "no split"; to disable the split pass a threshold >= the longest row).

@@ -137,11 +137,7 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
             it = ops.emplace(config.spmv,
                              spmv::SpmvOperator<T>(a, spmv::Policy{config.spmv}, figures)).first;
         spmv::SpmvOperator<T>& op = it->second;
-        const auto& choice = op.choice();
-        const nlohmann::json spmv_json = {
-            {"policy", config.spmv},
-            {"kernel", spmv::kernel_names()[static_cast<std::size_t>(choice.kernel)]},
-            {"params", spmv::choice_params(choice)}};
+        const nlohmann::json spmv_json = spmv::choice_summary(op.choice());
         progress.report(k, total, name);
         solvers::BicgstabOptions so = o.solve;
         so.form = config.form;
