@@ -133,6 +133,13 @@ __global__ void __launch_bounds__(max_threads)
         ahead[d] = entering(d);
         scale_ahead[d] = row_scale(d);
     }
+    // The update's thread map for m = min(K, n - 1 - k) rows and columns below and right of the
+    // pivot: thread t keeps row i = 1 + t % m and takes every per_pass-th column from
+    // 1 + t / m (blockDim >= ld > m). m is K until the last K steps, so the integer divisions
+    // run once, not every step. Window offsets are ints (the window is in shared memory).
+    const int ldw = static_cast<int>(ld);
+    int map_m = -1, per_pass = 0, ui = 0, uj0 = 0;
+    bool updates = false;
     int ck = 0;  // slot of column k
     for (int k0 = 0; k0 < n; k0 += lu_prefetch) {
 #pragma unroll
@@ -142,33 +149,37 @@ __global__ void __launch_bounds__(max_threads)
             const T incoming = ahead[d], row_k_scale = scale_ahead[d];
             ahead[d] = entering(k + lu_prefetch);
             scale_ahead[d] = row_scale(k + lu_prefetch);
-            T* colk = win + ck * ld;  // colk[K + i] = A(k + i, k)
+            T* colk = win + ck * ldw;  // colk[K + i] = A(k + i, k)
             const T piv = colk[K];
             if (bad_pivot(piv, row_k_scale)) {
                 if (tid == 0) status[blockIdx.x] = skip + k;
                 return;
             }
             const int m = K < n - 1 - k ? K : n - 1 - k;
-            for (int i = 1 + tid; i <= m; i += blockDim.x) colk[K + i] /= piv;
+            if (m != map_m) {
+                map_m = m;
+                per_pass = m > 0 ? static_cast<int>(blockDim.x) / m : 0;
+                updates = m > 0 && tid < per_pass * m;
+                ui = updates ? 1 + tid % m : 0;
+                uj0 = updates ? 1 + tid / m : 0;
+            }
+            if (tid < m) colk[K + 1 + tid] /= piv;
             __syncthreads();
-            // A(k + i, k + j) -= A(k + i, k) A(k, k + j), i, j = 1..m: thread t keeps row
-            // i = 1 + t % m and takes every per_pass-th column (blockDim >= ld > m).
-            if (m > 0) {
-                const int per_pass = static_cast<int>(blockDim.x) / m;
-                if (tid < per_pass * m) {
-                    const int i = 1 + tid % m;
-                    const T li = colk[K + i];
-                    for (int j = 1 + tid / m; j <= m; j += per_pass) {
-                        const int cj = ck + j < slots ? ck + j : ck + j - slots;
-                        T* colj = win + cj * ld;
-                        colj[K + i - j] -= li * colj[K - j];
-                    }
+            // A(k + i, k + j) -= A(k + i, k) A(k, k + j), i, j = 1..m (the map above).
+            if (updates) {
+                const T li = colk[K + ui];
+                int cj = ck + uj0 < slots ? ck + uj0 : ck + uj0 - slots;
+                const int step = per_pass < slots ? per_pass : per_pass % slots;
+                for (int j = uj0; j <= m; j += per_pass) {
+                    T* colj = win + cj * ldw;
+                    colj[K + ui - j] -= li * colj[K - j];
+                    cj = cj + step < slots ? cj + step : cj + step - slots;
                 }
             }
             __syncthreads();
             // Column k leaves, column k + K + 1 takes its slot. No barrier is needed before
             // the next step: it reads this slot only in its update, after its first barrier.
-            if (tid < static_cast<int>(ld)) {
+            if (tid < ldw) {
                 a[tid + k * ld] = colk[tid];
                 if (k + K + 1 < n) colk[tid] = incoming;
             }
@@ -485,13 +496,28 @@ __global__ void __launch_bounds__(max_threads)
     auto next_slot = [ring](int s) { return s + 1 < ring ? s + 1 : 0; };
     auto prev_slot = [ring](int s) { return s > 0 ? s - 1 : ring - 1; };
     auto slot_of = [ring](int j) { return (j % ring + ring) % ring; };
-    auto lower = [&](int k) { return owns_row && k + i < n ? a[(K + i) + k * ld] : T(0); };
-    auto entering = [&](int k) { return tid == 0 && k + K + 1 < n ? rhs(k + K + 1) : T(0); };
+    // The step's global operands through pointers that advance by a column (ld) or a row per
+    // step, not index products: the loads are most of a step's instructions.
+    const T* lower_at = a + (K + i);  // A(k + i, k) of step k = 0, then of the step loaded next
+    auto lower = [&](int k) {
+        const T v = owns_row && k + i < n ? *lower_at : T(0);
+        lower_at += ld;
+        return v;
+    };
+    // The row entering the ring at step k is k + K + 1 > K: of the purified corrections only
+    // the bottom one (rows >= n - K) can apply.
+    auto entering = [&](int k) {
+        const int j = k + K + 1;
+        if (tid != 0 || j >= n) return T(0);
+        T v = static_cast<T>(r[j]);
+        if (Purify && j >= n - K) v -= cbot[j - (n - K)];
+        return v;
+    };
     T l_ahead[solve_prefetch], r_ahead[solve_prefetch];
 #pragma unroll
     for (int d = 0; d < solve_prefetch; ++d) {
-        l_ahead[d] = d < n ? lower(d) : T(0);
-        r_ahead[d] = d < n ? entering(d) : T(0);
+        l_ahead[d] = lower(d);
+        r_ahead[d] = entering(d);
     }
     int sk = 0, si = slot_of(i), se = slot_of(K + 1);  // slots of k, k + i, k + K + 1
     for (int k0 = 0; k0 < n; k0 += solve_prefetch) {
@@ -500,10 +526,8 @@ __global__ void __launch_bounds__(max_threads)
             const int k = k0 + d;
             if (k >= n) break;
             const T lk = l_ahead[d], rk = r_ahead[d];
-            if (k + solve_prefetch < n) {
-                l_ahead[d] = lower(k + solve_prefetch);
-                r_ahead[d] = entering(k + solve_prefetch);
-            }
+            l_ahead[d] = lower(k + solve_prefetch);
+            r_ahead[d] = entering(k + solve_prefetch);
             const T yk = buf[sk];
             if (owns_row && k + i < n) buf[si] -= lk * yk;
             if (tid == 0) {
@@ -519,8 +543,20 @@ __global__ void __launch_bounds__(max_threads)
     for (int j = n - 1 - tid; j >= 0 && j >= n - 1 - K; j -= blockDim.x)
         buf[j % ring] = static_cast<T>(out[j]);
     __syncthreads();
-    auto upper = [&](int k) { return owns_row && k - i >= 0 ? a[(K - i) + k * ld] : T(0); };
-    auto diagonal = [&](int k) { return a[K + k * ld]; };
+    // Column k's U entry of this thread's row and diagonal, by pointers moving back a column
+    // per step (step k = n - 1 first).
+    const T* upper_at = a + (K - i) + static_cast<std::size_t>(n - 1) * ld;
+    const T* diagonal_at = a + K + static_cast<std::size_t>(n - 1) * ld;
+    auto upper = [&](int k) {
+        const T v = owns_row && k - i >= 0 ? *upper_at : T(0);
+        upper_at -= ld;
+        return v;
+    };
+    auto diagonal = [&](int k) {
+        const T v = k >= 0 ? *diagonal_at : T(1);
+        diagonal_at -= ld;
+        return v;
+    };
     auto leaving = [&](int k) {
         return tid == 0 && k - K - 1 >= 0 ? static_cast<T>(out[k - K - 1]) : T(0);
     };
@@ -528,9 +564,9 @@ __global__ void __launch_bounds__(max_threads)
 #pragma unroll
     for (int d = 0; d < solve_prefetch; ++d) {
         const int k = n - 1 - d;
-        u_ahead[d] = k >= 0 ? upper(k) : T(0);
-        d_ahead[d] = k >= 0 ? diagonal(k) : T(1);
-        b_ahead[d] = k >= 0 ? leaving(k) : T(0);
+        u_ahead[d] = upper(k);
+        d_ahead[d] = diagonal(k);
+        b_ahead[d] = leaving(k);
     }
     // Slots of k, k - i and k - K - 1 (the latter two only used when their index is >= 0).
     sk = slot_of(n - 1);
@@ -542,11 +578,9 @@ __global__ void __launch_bounds__(max_threads)
             const int k = k0 - d;
             if (k < 0) break;
             const T uk = u_ahead[d], dk = d_ahead[d], bk = b_ahead[d];
-            if (k - solve_prefetch >= 0) {
-                u_ahead[d] = upper(k - solve_prefetch);
-                d_ahead[d] = diagonal(k - solve_prefetch);
-                b_ahead[d] = leaving(k - solve_prefetch);
-            }
+            u_ahead[d] = upper(k - solve_prefetch);
+            d_ahead[d] = diagonal(k - solve_prefetch);
+            b_ahead[d] = leaving(k - solve_prefetch);
             const T v = buf[sk] / dk;
             if (owns_row && k - i >= 0) buf[si] -= uk * v;
             if (tid == 0) {
