@@ -23,6 +23,8 @@
 // reproducibility").
 #include "kernels/tall_skinny.hpp"
 
+#include "kernels/divide.cuh"
+
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/nvtx.hpp"
 #include "kernels/block_reduce.cuh"
@@ -311,18 +313,6 @@ __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<T, KV>)
             }
         }
     }
-}
-
-/// s / d correctly rounded, given inv = RN(1 / d), without the call to the division slow path
-/// that `s / d` compiles to (a call inside the unrolled substitution spills the whole row):
-/// q = RN(s inv) is within 1 ulp of s / d, r = s - q d is exact (FMA), and RN(q + r inv) is
-/// RN(s / d) (Markstein's theorem) unless s / d or r over- or underflows. d = 0 gives inf/NaN.
-template <typename T>
-__device__ __forceinline__ T divide(T s, T d, T inv)
-{
-    const T q = s * inv;
-    const T r = std::fma(-q, d, s);
-    return std::fma(r, inv, q);
 }
 
 /// Grid-stride over rows, row_block_size threads per block, K >= k. The block copies the upper

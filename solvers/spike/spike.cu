@@ -6,6 +6,7 @@
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device.hpp"
+#include "kernels/divide.cuh"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -440,6 +441,31 @@ __global__ void __launch_bounds__(reduce_threads)
     if (threadIdx.x == 0 && first != INT_MAX) status[i] = first;
 }
 
+/// The truncated SPIKE corrections of partition `part`'s right-hand side (li2012 Sec. 1.3):
+/// ctop = C_i x_{i-1}^b (its first K rows; 0 for the first partition), cbot = B_i x_{i+1}^t (its
+/// last K rows; 0 for the last), x from xhat (2K values per interface). Threads over the K rows.
+template <typename T>
+__device__ void purify_corrections(const T* __restrict__ fac, const Parts& P, int part,
+                                   const T* __restrict__ xhat, T* ctop, T* cbot)
+{
+    const int K = P.K, m2 = 2 * K, off = P.offset(part), n = P.size(part);
+    const std::size_t ld = P.ld();
+    for (int q = threadIdx.x; q < K; q += blockDim.x) {
+        T s(0);
+        if (part > 0) {
+            const T* xb = xhat + static_cast<std::size_t>(part - 1) * m2;
+            for (int c = q; c < K; ++c) s += fac[(2 * K + q - c) + (off - K + c) * ld] * xb[c];
+        }
+        ctop[q] = s;
+        s = T(0);
+        if (part + 1 < P.p) {
+            const T* xt = xhat + static_cast<std::size_t>(part) * m2 + K;
+            for (int c = 0; c <= q; ++c) s += fac[(q - c) + (off + n + c) * ld] * xt[c];
+        }
+        cbot[q] = s;
+    }
+}
+
 /// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
 /// substitution over the band, threads over the K entries each step updates. rhs = r converted
 /// to T, minus, with Purify, [C_i x_{i-1}^b; 0] and [0; B_i x_{i+1}^t] (x from xhat). The rows
@@ -451,7 +477,7 @@ __global__ void __launch_bounds__(max_threads)
                       Out* __restrict__ out, const T* __restrict__ xhat)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    const int K = P.K, tid = threadIdx.x, part = blockIdx.x, m2 = 2 * K, ring = K + 2;
+    const int K = P.K, tid = threadIdx.x, part = blockIdx.x, ring = K + 2;
     T* buf = reinterpret_cast<T*>(smem_raw);
     T* ctop = buf + ring;
     T* cbot = ctop + K;
@@ -461,20 +487,7 @@ __global__ void __launch_bounds__(max_threads)
     r += off;
     out += off;
     if (Purify) {
-        for (int q = tid; q < K; q += blockDim.x) {
-            T s(0);
-            if (part > 0) {
-                const T* xb = xhat + static_cast<std::size_t>(part - 1) * m2;
-                for (int c = q; c < K; ++c) s += fac[(2 * K + q - c) + (off - K + c) * ld] * xb[c];
-            }
-            ctop[q] = s;
-            s = T(0);
-            if (part + 1 < P.p) {
-                const T* xt = xhat + static_cast<std::size_t>(part) * m2 + K;
-                for (int c = 0; c <= q; ++c) s += fac[(q - c) + (off + n + c) * ld] * xt[c];
-            }
-            cbot[q] = s;
-        }
+        purify_corrections(fac, P, part, xhat, ctop, cbot);
         __syncthreads();
     }
     auto rhs = [&](int j) {
@@ -594,6 +607,149 @@ __global__ void __launch_bounds__(max_threads)
         }
     }
 }
+
+/// band_solve_kernel for K <= 32, one warp per partition and no barrier: lane t holds the row
+/// r = t (mod 32) still to be reached, so the ring of the K + 1 live rows is the warp's 32
+/// registers. Forward step k: the lane of row k broadcasts y_k (a shuffle), stores it and takes
+/// over row k + 32 (whose first update is step k + 32 - K >= k); the lanes of rows k + 1 .. k + K
+/// subtract L(k + i, k) y_k. The backward sweep mirrors it with x_k = y_k / U(k, k), divided by a
+/// reciprocal computed ahead (divide: correctly rounded). A step is a shuffle and an FMA on the
+/// chain, against a shared-memory round trip and a barrier; the same operations in the same
+/// order as band_solve_kernel. What a lane takes over is loaded two rows (64 steps) ahead and
+/// converted one row ahead, and the reciprocals are taken by all lanes every solve_prefetch
+/// steps, so that nothing a lane does alone waits for memory or the division.
+template <typename T, typename In, typename Out, bool Purify>
+__global__ void __launch_bounds__(32)
+    band_solve_warp_kernel(const T* __restrict__ fac, Parts P, const In* __restrict__ r,
+                           Out* __restrict__ out, const T* __restrict__ xhat)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    constexpr unsigned all = 0xffffffffu;
+    const int K = P.K, lane = threadIdx.x, part = blockIdx.x;
+    T* ctop = reinterpret_cast<T*>(smem_raw);
+    T* cbot = ctop + K;
+    const int off = P.offset(part), n = P.size(part);
+    const std::size_t ld = P.ld();
+    const T* a = fac + off * ld;
+    r += off;
+    out += off;
+    if (Purify) {
+        purify_corrections(fac, P, part, xhat, ctop, cbot);
+        __syncwarp();
+    }
+    auto rhs = [&](int j) {  // the whole right-hand side of row j (loads and waits)
+        if (j >= n) return T(0);
+        T v = static_cast<T>(r[j]);
+        if (Purify) {
+            if (j < K) v -= ctop[j];
+            if (j >= n - K) v -= cbot[j - (n - K)];
+        }
+        return v;
+    };
+    // Row j >= 32 > K - 1 of the right-hand side in two parts, loaded early, finished late: its
+    // raw value and its bottom correction (rows >= n - K).
+    auto raw_rhs = [&](int j) { return j < n ? r[j] : In(0); };
+    auto bottom = [&](int j) { return Purify && j < n && j >= n - K ? cbot[j - (n - K)] : T(0); };
+    auto finish = [&](In raw, T corr, int j) {
+        T v = static_cast<T>(raw);
+        if (Purify && j < n && j >= n - K) v -= corr;
+        return v;
+    };
+    // Row offset of this lane's row at forward step k: (lane - k) mod 32, or 32 for the step's
+    // own row once its lane has taken over the next one; backward likewise (k - lane) mod 32.
+    auto offset_at = [lane](int c) { return (c & 31) == 0 ? 32 : (c & 31); };
+    auto lower = [&](int k) {
+        const int i = offset_at(lane - k);
+        return i <= K && k + i < n ? a[(K + i) + static_cast<std::size_t>(k) * ld] : T(0);
+    };
+    T v = rhs(lane), next = rhs(lane + 32);
+    In raw = raw_rhs(lane + 64);
+    T corr = bottom(lane + 64);
+    T l_ahead[solve_prefetch];
+#pragma unroll
+    for (int d = 0; d < solve_prefetch; ++d) l_ahead[d] = lower(d);
+    for (int k0 = 0; k0 < n; k0 += solve_prefetch) {
+#pragma unroll
+        for (int d = 0; d < solve_prefetch; ++d) {
+            const int k = k0 + d;
+            if (k >= n) break;
+            const T lk = l_ahead[d];
+            l_ahead[d] = lower(k + solve_prefetch);
+            const T yk = __shfl_sync(all, v, k & 31);
+            if (lane == (k & 31)) {
+                out[k] = static_cast<Out>(yk);
+                v = next;
+                next = finish(raw, corr, k + 64);
+                raw = raw_rhs(k + 96);
+                corr = bottom(k + 96);
+            }
+            const int i = offset_at(lane - k);
+            if (i <= K && k + i < n) v -= lk * yk;
+        }
+    }
+    __syncwarp();  // the forward result in `out` is read by other lanes below
+
+    auto upper = [&](int k) {
+        const int i = offset_at(k - lane);
+        return i <= K && k - i >= 0 ? a[(K - i) + static_cast<std::size_t>(k) * ld] : T(0);
+    };
+    auto raw_forward = [&](int j) { return j >= 0 ? out[j] : Out(0); };
+    auto diagonal = [&](int j) { return j >= 0 ? a[K + static_cast<std::size_t>(j) * ld] : T(1); };
+    // This lane's first row in the backward order: the largest j <= n - 1 with j = lane mod 32
+    // (negative when the block has fewer rows than lanes: the lane then never owns a step).
+    const int top = n - 1 - ((n - 1 - lane) & 31);
+    v = static_cast<T>(raw_forward(top));
+    T dv = diagonal(top);
+    T dinv = T(1) / dv;
+    next = static_cast<T>(raw_forward(top - 32));
+    T nd = diagonal(top - 32);
+    T ndinv = T(1) / nd;
+    Out yraw = raw_forward(top - 64);
+    T ndraw = diagonal(top - 64);
+    T u_ahead[solve_prefetch];
+#pragma unroll
+    for (int d = 0; d < solve_prefetch; ++d) u_ahead[d] = upper(n - 1 - d);
+    for (int k0 = n - 1; k0 >= 0; k0 -= solve_prefetch) {
+        ndinv = T(1) / nd;  // every lane at once: the next row's reciprocal (stale for <= 7 steps)
+#pragma unroll
+        for (int d = 0; d < solve_prefetch; ++d) {
+            const int k = k0 - d;
+            if (k < 0) break;
+            const T uk = u_ahead[d];
+            u_ahead[d] = upper(k - solve_prefetch);
+            const T xk = __shfl_sync(all, divide(v, dv, dinv), k & 31);
+            if (lane == (k & 31)) {
+                out[k] = static_cast<Out>(xk);
+                v = next;
+                dv = nd;
+                dinv = ndinv;
+                next = static_cast<T>(yraw);
+                nd = ndraw;
+                yraw = raw_forward(k - 96);
+                ndraw = diagonal(k - 96);
+            }
+            const int i = offset_at(k - lane);
+            if (i <= K && k - i >= 0) v -= uk * xk;
+        }
+    }
+}
+
+/// The substitution kernel for half-bandwidth K and its launch shape: the one-warp kernel for
+/// K <= 32 (2K values of shared memory: the purified corrections), else band_solve_kernel
+/// (threads_for(K), a ring of K + 2 values and the corrections).
+template <typename T, typename In, typename Out, bool Purify>
+struct SolveLaunch {
+    using Kernel = void (*)(const T*, Parts, const In*, Out*, const T*);
+    Kernel kernel;
+    int threads;
+    std::size_t smem;
+    explicit SolveLaunch(int K)
+        : kernel(K <= 32 ? &band_solve_warp_kernel<T, In, Out, Purify>
+                         : &band_solve_kernel<T, In, Out, Purify>),
+          threads(K <= 32 ? 32 : threads_for(K)),
+          smem(static_cast<std::size_t>(K <= 32 ? 2 * K : 3 * K + 2) * sizeof(T))
+    {}
+};
 
 /// One block per interface i: xhat_i = R_i^{-1} [g_i^b; g_{i+1}^t] with the LU of R_i.
 template <typename T>
@@ -834,9 +990,9 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
                        ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T>),
                                          lu_threads_for(static_cast<int>(K)), window)
                        : std::numeric_limits<int>::max();
-    const int solve = resident_blocks(
-        reinterpret_cast<const void*>(&band_solve_kernel<T, T, T, false>), threads_for(K),
-        static_cast<std::size_t>(3 * K + 2) * sizeof(T));
+    const SolveLaunch<T, T, T, false> sl(static_cast<int>(K));
+    const int solve = resident_blocks(reinterpret_cast<const void*>(sl.kernel), sl.threads,
+                                      sl.smem);
     int device = 0, sms = 0;
     KBENCH_CUDA_CHECK(cudaGetDevice(&device));
     KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -850,16 +1006,15 @@ void SpikeSolver<T>::apply_impl(const In* r, Out* z, cudaStream_t stream)
     if (!factored_) throw std::logic_error("SpikeSolver::apply: no successful factor()");
     const Parts P = parts_of(part_);
     const unsigned p = static_cast<unsigned>(P.p);
-    const int th = threads_for(P.K);
-    const std::size_t smem = static_cast<std::size_t>(3 * P.K + 2) * sizeof(T);
-    band_solve_kernel<T, In, T, false><<<p, th, smem, stream>>>(fac_.data(), P, r, g_.data(),
-                                                               nullptr);
+    const SolveLaunch<T, In, T, false> first(P.K);
+    first.kernel<<<p, first.threads, first.smem, stream>>>(fac_.data(), P, r, g_.data(), nullptr);
     KBENCH_CUDA_CHECK_LAUNCH();
     reduced_solve_kernel<T><<<p - 1, threads_for(2 * P.K), 2 * P.K * sizeof(T), stream>>>(
         g_.data(), rlu_.data(), rpiv_.data(), P, xhat_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
-    band_solve_kernel<T, In, Out, true><<<p, th, smem, stream>>>(fac_.data(), P, r, z,
-                                                                xhat_.data());
+    const SolveLaunch<T, In, Out, true> second(P.K);
+    second.kernel<<<p, second.threads, second.smem, stream>>>(fac_.data(), P, r, z,
+                                                               xhat_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
