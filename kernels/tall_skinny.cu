@@ -202,8 +202,9 @@ constexpr int rows_per_thread = KV <= 2 ? 4 : (KV <= 8 ? 2 : 1);
 /// row keeps KV values of its row in flight, so the loads in flight per SM are the resident
 /// warps x KV: at KV = 16, 32 (double) the kernel's 108-150 registers let one block (8 warps)
 /// per SM run, about half the read bandwidth (GMRES's fused update, n = 1e6, H200); 2 blocks
-/// fit in 128 registers without spills. KV = 64 keeps its row in 192 registers (no cap).
-template <typename T, int KV>
+/// fit in 128 registers (the beta = 0 instance at KV = 32 spills 16 bytes). KV = 64 keeps its
+/// row in 192 registers (no cap).
+template <int KV>
 inline constexpr int rowwise_min_blocks = KV >= 16 && KV <= 32 ? 2 : 1;
 
 /// Calls f(std::integral_constant<int, K>{}) for K = k rounded up to a power of two (1..64).
@@ -247,7 +248,7 @@ __global__ void __launch_bounds__(gemv_block_size)
 /// With one output column (kw == 1) each thread takes rows_per_thread<KV> rows per pass and
 /// loads them all before it stores any (the launcher sizes the grid for that).
 template <typename T, int KV, bool ReadsW>
-__global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<T, KV>)
+__global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
     gemm_rowwise_kernel(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
                         const T* __restrict__ B, int ldb, T beta, T* W, std::int64_t ldw)
 {
