@@ -466,6 +466,18 @@ __device__ void purify_corrections(const T* __restrict__ fac, const Parts& P, in
     }
 }
 
+/// Row j of a partition's right-hand side v (n rows), with Purify minus its corrections from
+/// purify_corrections: ctop[j] for the first K rows, cbot[j - (n - K)] for the last K.
+template <bool Purify, typename T>
+__device__ T purified_rhs(T v, int j, int K, int n, const T* ctop, const T* cbot)
+{
+    if (Purify) {
+        if (j < K) v -= ctop[j];
+        if (j >= n - K) v -= cbot[j - (n - K)];
+    }
+    return v;
+}
+
 /// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
 /// substitution over the band, threads over the K entries each step updates. rhs = r converted
 /// to T, minus, with Purify, [C_i x_{i-1}^b; 0] and [0; B_i x_{i+1}^t] (x from xhat). The rows
@@ -491,12 +503,7 @@ __global__ void __launch_bounds__(max_threads)
         __syncthreads();
     }
     auto rhs = [&](int j) {
-        T v = static_cast<T>(r[j]);
-        if (Purify) {
-            if (j < K) v -= ctop[j];
-            if (j >= n - K) v -= cbot[j - (n - K)];
-        }
-        return v;
+        return purified_rhs<Purify>(static_cast<T>(r[j]), j, K, n, ctop, cbot);
     };
     for (int j = tid; j <= K && j < n; j += blockDim.x) buf[j % ring] = rhs(j);
     __syncthreads();
@@ -642,13 +649,7 @@ __global__ void __launch_bounds__(32)
         __syncwarp();
     }
     auto rhs = [&](int j) {  // the whole right-hand side of row j (loads and waits)
-        if (j >= n) return T(0);
-        T v = static_cast<T>(r[j]);
-        if (Purify) {
-            if (j < K) v -= ctop[j];
-            if (j >= n - K) v -= cbot[j - (n - K)];
-        }
-        return v;
+        return j < n ? purified_rhs<Purify>(static_cast<T>(r[j]), j, K, n, ctop, cbot) : T(0);
     };
     // Row j >= 2G > K of the right-hand side in two parts, loaded early, finished a group later:
     // its raw value and its bottom correction (rows >= n - K).
