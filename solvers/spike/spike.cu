@@ -466,6 +466,18 @@ __device__ void purify_corrections(const T* __restrict__ fac, const Parts& P, in
     }
 }
 
+/// Row j of a partition's right-hand side v (n rows), with Purify minus its corrections from
+/// purify_corrections: ctop[j] for the first K rows, cbot[j - (n - K)] for the last K.
+template <bool Purify, typename T>
+__device__ T purified_rhs(T v, int j, int K, int n, const T* ctop, const T* cbot)
+{
+    if (Purify) {
+        if (j < K) v -= ctop[j];
+        if (j >= n - K) v -= cbot[j - (n - K)];
+    }
+    return v;
+}
+
 /// One block per partition: out_i = A_i^{-1} rhs_i by forward (unit L) and backward (U)
 /// substitution over the band, threads over the K entries each step updates. rhs = r converted
 /// to T, minus, with Purify, [C_i x_{i-1}^b; 0] and [0; B_i x_{i+1}^t] (x from xhat). The rows
@@ -491,12 +503,7 @@ __global__ void __launch_bounds__(max_threads)
         __syncthreads();
     }
     auto rhs = [&](int j) {
-        T v = static_cast<T>(r[j]);
-        if (Purify) {
-            if (j < K) v -= ctop[j];
-            if (j >= n - K) v -= cbot[j - (n - K)];
-        }
-        return v;
+        return purified_rhs<Purify>(static_cast<T>(r[j]), j, K, n, ctop, cbot);
     };
     for (int j = tid; j <= K && j < n; j += blockDim.x) buf[j % ring] = rhs(j);
     __syncthreads();
@@ -613,11 +620,14 @@ __global__ void __launch_bounds__(max_threads)
 /// registers. Forward step k: the lane of row k broadcasts y_k (a shuffle), stores it and takes
 /// over row k + 32 (whose first update is step k + 32 - K >= k); the lanes of rows k + 1 .. k + K
 /// subtract L(k + i, k) y_k. The backward sweep mirrors it with x_k = y_k / U(k, k), divided by a
-/// reciprocal computed ahead (divide: correctly rounded). A step is a shuffle and an FMA on the
-/// chain, against a shared-memory round trip and a barrier; the same operations in the same
-/// order as band_solve_kernel. What a lane takes over is loaded two rows (64 steps) ahead and
-/// converted one row ahead, and the reciprocals are taken by all lanes every solve_prefetch
-/// steps, so that nothing a lane does alone waits for memory or the division.
+/// reciprocal computed ahead (divide: correctly rounded). The same operations in the same order
+/// as band_solve_kernel.
+/// Steps run in groups of 32. At a group's start every lane issues the loads of the next group
+/// (its 32 factor entries, the right-hand side or forward value of the row it will take over)
+/// and finishes what the previous group's start loaded (conversion, the purified correction,
+/// the reciprocal): no instruction inside a group waits for device memory, so a step is a
+/// shuffle and an FMA on the chain (a load consumed a few steps after it was issued, or copied
+/// by a loop-carried move, made every step of the earlier kernels wait a memory latency).
 template <typename T, typename In, typename Out, bool Purify>
 __global__ void __launch_bounds__(32)
     band_solve_warp_kernel(const T* __restrict__ fac, Parts P, const In* __restrict__ r,
@@ -625,6 +635,7 @@ __global__ void __launch_bounds__(32)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     constexpr unsigned all = 0xffffffffu;
+    constexpr int G = 32;  // steps per group = lanes
     const int K = P.K, lane = threadIdx.x, part = blockIdx.x;
     T* ctop = reinterpret_cast<T*>(smem_raw);
     T* cbot = ctop + K;
@@ -638,16 +649,10 @@ __global__ void __launch_bounds__(32)
         __syncwarp();
     }
     auto rhs = [&](int j) {  // the whole right-hand side of row j (loads and waits)
-        if (j >= n) return T(0);
-        T v = static_cast<T>(r[j]);
-        if (Purify) {
-            if (j < K) v -= ctop[j];
-            if (j >= n - K) v -= cbot[j - (n - K)];
-        }
-        return v;
+        return j < n ? purified_rhs<Purify>(static_cast<T>(r[j]), j, K, n, ctop, cbot) : T(0);
     };
-    // Row j >= 32 > K - 1 of the right-hand side in two parts, loaded early, finished late: its
-    // raw value and its bottom correction (rows >= n - K).
+    // Row j >= 2G > K of the right-hand side in two parts, loaded early, finished a group later:
+    // its raw value and its bottom correction (rows >= n - K).
     auto raw_rhs = [&](int j) { return j < n ? r[j] : In(0); };
     auto bottom = [&](int j) { return Purify && j < n && j >= n - K ? cbot[j - (n - K)] : T(0); };
     auto finish = [&](In raw, T corr, int j) {
@@ -655,36 +660,42 @@ __global__ void __launch_bounds__(32)
         if (Purify && j < n && j >= n - K) v -= corr;
         return v;
     };
-    // Row offset of this lane's row at forward step k: (lane - k) mod 32, or 32 for the step's
-    // own row once its lane has taken over the next one; backward likewise (k - lane) mod 32.
-    auto offset_at = [lane](int c) { return (c & 31) == 0 ? 32 : (c & 31); };
+    // Offset of this lane's row from step k's row: (lane - k) mod G forward, (k - lane) mod G
+    // backward, G for the step's own row once its lane has taken over the next one.
+    auto offset_at = [](int c) { return (c & (G - 1)) == 0 ? G : (c & (G - 1)); };
     auto lower = [&](int k) {
         const int i = offset_at(lane - k);
         return i <= K && k + i < n ? a[(K + i) + static_cast<std::size_t>(k) * ld] : T(0);
     };
-    T v = rhs(lane), next = rhs(lane + 32);
-    In raw = raw_rhs(lane + 64);
-    T corr = bottom(lane + 64);
-    T l_ahead[solve_prefetch];
+
+    T v = rhs(lane);  // row lane
+    T take = rhs(lane + G);  // the row this lane takes over in the current group
+    In raw = raw_rhs(lane + 2 * G);  // ... in the next group, loaded
+    T corr = bottom(lane + 2 * G);
+    T cur[G], next[G];  // factor entries of this lane at the steps of this and the next group
 #pragma unroll
-    for (int d = 0; d < solve_prefetch; ++d) l_ahead[d] = lower(d);
-    for (int k0 = 0; k0 < n; k0 += solve_prefetch) {
+    for (int d = 0; d < G; ++d) next[d] = lower(d);
+    for (int k0 = 0; k0 < n; k0 += G) {
+        const T taken = take;
+        take = finish(raw, corr, k0 + lane + 2 * G);
+        raw = raw_rhs(k0 + lane + 3 * G);
+        corr = bottom(k0 + lane + 3 * G);
 #pragma unroll
-        for (int d = 0; d < solve_prefetch; ++d) {
+        for (int d = 0; d < G; ++d) {
+            cur[d] = next[d];
+            next[d] = lower(k0 + G + d);
+        }
+#pragma unroll
+        for (int d = 0; d < G; ++d) {
             const int k = k0 + d;
             if (k >= n) break;
-            const T lk = l_ahead[d];
-            l_ahead[d] = lower(k + solve_prefetch);
-            const T yk = __shfl_sync(all, v, k & 31);
-            if (lane == (k & 31)) {
+            const T yk = __shfl_sync(all, v, d);
+            if (lane == d) {
                 out[k] = static_cast<Out>(yk);
-                v = next;
-                next = finish(raw, corr, k + 64);
-                raw = raw_rhs(k + 96);
-                corr = bottom(k + 96);
+                v = taken;
             }
             const int i = offset_at(lane - k);
-            if (i <= K && k + i < n) v -= lk * yk;
+            if (i <= K && k + i < n) v -= cur[d] * yk;
         }
     }
     __syncwarp();  // the forward result in `out` is read by other lanes below
@@ -695,41 +706,45 @@ __global__ void __launch_bounds__(32)
     };
     auto raw_forward = [&](int j) { return j >= 0 ? out[j] : Out(0); };
     auto diagonal = [&](int j) { return j >= 0 ? a[K + static_cast<std::size_t>(j) * ld] : T(1); };
-    // This lane's first row in the backward order: the largest j <= n - 1 with j = lane mod 32
-    // (negative when the block has fewer rows than lanes: the lane then never owns a step).
-    const int top = n - 1 - ((n - 1 - lane) & 31);
+    // The row this lane reaches in the group of steps k0, k0 - 1, ..., k0 - G + 1 (negative when
+    // the block has fewer rows than lanes: the lane then never owns a step).
+    auto row_in_group = [lane](int k0) { return k0 - ((k0 - lane) & (G - 1)); };
+    const int top = row_in_group(n - 1);
     v = static_cast<T>(raw_forward(top));
     T dv = diagonal(top);
     T dinv = T(1) / dv;
-    next = static_cast<T>(raw_forward(top - 32));
-    T nd = diagonal(top - 32);
-    T ndinv = T(1) / nd;
-    Out yraw = raw_forward(top - 64);
-    T ndraw = diagonal(top - 64);
-    T u_ahead[solve_prefetch];
+    T take_y = static_cast<T>(raw_forward(top - G));  // the row taken over in the current group
+    T take_d = diagonal(top - G);
+    Out raw_y = raw_forward(top - 2 * G);  // ... in the next group, loaded
+    T raw_d = diagonal(top - 2 * G);
 #pragma unroll
-    for (int d = 0; d < solve_prefetch; ++d) u_ahead[d] = upper(n - 1 - d);
-    for (int k0 = n - 1; k0 >= 0; k0 -= solve_prefetch) {
-        ndinv = T(1) / nd;  // every lane at once: the next row's reciprocal (stale for <= 7 steps)
+    for (int d = 0; d < G; ++d) next[d] = upper(n - 1 - d);
+    for (int k0 = n - 1; k0 >= 0; k0 -= G) {
+        const T taken_y = take_y, taken_d = take_d, taken_inv = T(1) / take_d;
+        take_y = static_cast<T>(raw_y);
+        take_d = raw_d;
+        const int row = row_in_group(k0);
+        raw_y = raw_forward(row - 3 * G);
+        raw_d = diagonal(row - 3 * G);
 #pragma unroll
-        for (int d = 0; d < solve_prefetch; ++d) {
+        for (int d = 0; d < G; ++d) {
+            cur[d] = next[d];
+            next[d] = upper(k0 - G - d);
+        }
+#pragma unroll
+        for (int d = 0; d < G; ++d) {
             const int k = k0 - d;
             if (k < 0) break;
-            const T uk = u_ahead[d];
-            u_ahead[d] = upper(k - solve_prefetch);
-            const T xk = __shfl_sync(all, divide(v, dv, dinv), k & 31);
-            if (lane == (k & 31)) {
+            const int src = k & (G - 1);
+            const T xk = __shfl_sync(all, divide(v, dv, dinv), src);
+            if (lane == src) {
                 out[k] = static_cast<Out>(xk);
-                v = next;
-                dv = nd;
-                dinv = ndinv;
-                next = static_cast<T>(yraw);
-                nd = ndraw;
-                yraw = raw_forward(k - 96);
-                ndraw = diagonal(k - 96);
+                v = taken_y;
+                dv = taken_d;
+                dinv = taken_inv;
             }
             const int i = offset_at(k - lane);
-            if (i <= K && k - i >= 0) v -= uk * xk;
+            if (i <= K && k - i >= 0) v -= cur[d] * xk;
         }
     }
 }
