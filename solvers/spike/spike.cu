@@ -8,6 +8,7 @@
 #include "kernels/base/device.hpp"
 #include "kernels/divide.cuh"
 
+#include <cuda_pipeline.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
@@ -189,6 +190,113 @@ __global__ void __launch_bounds__(max_threads)
     }
 }
 
+/// Shared memory of band_lu_warp_kernel in values: for each of two groups of 32 steps (the one
+/// running, the one being loaded) the entering columns (32 x 33), the new rows (32 x 32) and the
+/// pivot rows' scales (32); then the pivot row being broadcast (33).
+constexpr int lu_warp_values = 2 * (32 * 33 + 32 * 32 + 32) + 33;
+
+/// band_lu_kernel's LU and UL for K <= 32 with one warp per block and the window in registers,
+/// so that a pivot step is a warp's 32 FMAs per lane, not a block's barriers. Row r of the
+/// window is lane r % 32's, as a ring of 32 values indexed by column % 32 (the columns k ..
+/// k + 31 before step k; entries outside the band or the block are zero). Step k: lane k % 32
+/// publishes its row (the pivot row, now final) in shared memory and takes over row k + 32;
+/// every lane divides its entry of column k by the pivot (the multiplier, stored), puts the
+/// entering column k + 32 in that slot and subtracts multiplier x pivot row from its ring. The
+/// entering columns, new rows and row scales of the next group of 32 steps are copied to shared
+/// memory asynchronously (cp.async) during the current group, so no step waits for device
+/// memory. Same storage, status and arithmetic (correctly rounded multipliers, one FMA per
+/// update) as band_lu_kernel.
+template <typename T>
+__global__ void __launch_bounds__(32)
+    band_lu_warp_kernel(T* __restrict__ fac, T* __restrict__ rev, const T* __restrict__ scale,
+                        Parts P, bool corner, int* __restrict__ status)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    constexpr int G = 32;
+    T* ecol = reinterpret_cast<T*>(smem_raw);  // [2][G][G + 1]: A(c - G + q, c), c = k + G
+    T* nrow = ecol + 2 * G * (G + 1);          // [2][G][G]: row k + G, slot = column % G
+    T* srow = nrow + 2 * G * G;                // [2][G]: scale of pivot row k
+    T* pbuf = srow + 2 * G;                    // [G + 1]: the pivot row by slot, the pivot last
+    const int part = blockIdx.x % P.p;
+    const bool ul = blockIdx.x >= P.p;
+    const int K = P.K, lane = threadIdx.x;
+    if (ul && corner && part == 0) return;
+    const int skip = ul && corner ? P.size(part) - 2 * K : 0;  // leading columns not factored
+    const int off = P.offset(part) + skip, n = P.size(part) - skip;
+    const std::size_t ld = P.ld();
+    T* a = (ul ? rev : fac) + off * ld;
+    const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
+    const int sstride = ul ? -1 : 1;
+    // A(r, c) of the block, or 0 outside the band or the block: its address and whether it is.
+    auto inside = [&](int r, int c) { return r < n && c < n && r - c <= K && c - r <= K; };
+    auto at = [&](int r, int c) { return a + (K + r - c) + static_cast<std::size_t>(c) * ld; };
+    auto copy = [](T* dst, const T* src, bool ok) {  // zero-filled when !ok (src then unread)
+        __pipeline_memcpy_async(dst, src, sizeof(T), ok ? 0 : sizeof(T));
+    };
+    // Operands of steps k0 .. k0 + G - 1, into buffer b.
+    auto prefetch = [&](int k0, int b) {
+        for (int e = lane; e < G * (G + 1); e += G) {
+            const int d = e / (G + 1), q = e - d * (G + 1);
+            const int c = k0 + d + G, r = c - G + q;
+            const bool ok = inside(r, c);
+            copy(ecol + b * G * (G + 1) + e, ok ? at(r, c) : a, ok);
+        }
+        for (int d = 0; d < G; ++d) {
+            const int r = k0 + d + G, c = k0 + d + lane;
+            const bool ok = inside(r, c);
+            copy(nrow + (b * G + d) * G + ((d + lane) & (G - 1)), ok ? at(r, c) : a, ok);
+        }
+        const int k = k0 + lane;
+        copy(srow + b * G + lane, k < n ? sc + k * sstride : sc, k < n);
+        __pipeline_commit();
+    };
+    T cur[G];  // row `lane` at columns 0 .. G - 1
+#pragma unroll
+    for (int s = 0; s < G; ++s) cur[s] = inside(lane, s) ? *at(lane, s) : T(0);
+    prefetch(0, 0);
+    __pipeline_wait_prior(0);
+    __syncwarp();
+    for (int k0 = 0, b = 0; k0 < n; k0 += G, b ^= 1) {
+        if (k0 + G < n) prefetch(k0 + G, b ^ 1);
+        const T* ec = ecol + b * G * (G + 1);
+        const T* nr = nrow + b * G * G;
+#pragma unroll
+        for (int d = 0; d < G; ++d) {
+            const int k = k0 + d;
+            if (k >= n) break;
+            if (lane == d) {  // publish the pivot row, take over row k + G
+#pragma unroll
+                for (int s = 0; s < G; ++s) pbuf[s] = cur[s];
+                pbuf[G] = cur[d];
+                pbuf[d] = ec[d * (G + 1)];  // U(k, k + G): entering, never updated
+#pragma unroll
+                for (int s = 0; s < G; ++s) cur[s] = nr[d * G + s];
+            }
+            __syncwarp();
+            const T piv = pbuf[G];
+            if (bad_pivot(piv, srow[b * G + d])) {
+                if (lane == 0) status[blockIdx.x] = skip + k;
+                __pipeline_wait_prior(0);
+                return;
+            }
+            const T inv = T(1) / piv;
+            const int o = ((lane - d - 1) & (G - 1)) + 1;  // this lane's row is k + o
+            const T x = cur[d];
+            cur[d] = ec[d * (G + 1) + o];
+            const T l = divide(x, piv, inv);
+            if (o <= K && k + o < n) a[(K + o) + static_cast<std::size_t>(k) * ld] = l;
+            if (lane <= K && k + lane < n)  // U(k, k + lane); U(k, k + G) is unchanged
+                a[(K - lane) + static_cast<std::size_t>(k + lane) * ld] =
+                    lane == 0 ? piv : pbuf[(d + lane) & (G - 1)];
+#pragma unroll
+            for (int s = 0; s < G; ++s) cur[s] -= l * pbuf[s];
+            __syncwarp();  // pbuf is rewritten by the next step's pivot lane
+        }
+        __pipeline_wait_prior(0);
+        __syncwarp();
+    }
+}
+
 /// Threads of band_lu_kernel for half-bandwidth K: one per window row (2K + 1) or per entry of
 /// the K x K update, the more, within threads_for's bounds.
 int lu_threads_for(int K)
@@ -197,15 +305,33 @@ int lu_threads_for(int K)
     return threads_for(kk > ld ? kk : ld);
 }
 
-/// The LU/UL kernel's window in shared memory: it fits (fits_in_shared) and every one of its
-/// ld = 2K + 1 rows has a thread to move it in and out (band_lu_kernel, blockDim >= ld).
+/// The LU/UL kernel for half-bandwidth K and its launch shape: the one-warp kernel for K <= 32
+/// (lu_warp_values of shared memory), else band_lu_kernel (lu_threads_for(K) threads, the
+/// window of (K + 1) (2K + 1) values).
+template <typename T>
+struct LuLaunch {
+    using Kernel = void (*)(T*, T*, const T*, Parts, bool, int*);
+    Kernel kernel;
+    int threads;
+    std::size_t smem;
+    explicit LuLaunch(int K)
+        : kernel(K <= 32 ? &band_lu_warp_kernel<T> : &band_lu_kernel<T>),
+          threads(K <= 32 ? 32 : lu_threads_for(K)),
+          smem((K <= 32 ? static_cast<std::size_t>(lu_warp_values)
+                        : (K + 1) * (2 * static_cast<std::size_t>(K) + 1)) *
+               sizeof(T))
+    {}
+};
+
+/// The LU/UL kernel's window in shared memory: it fits (fits_in_shared) and, for
+/// band_lu_kernel, every one of its ld = 2K + 1 rows has a thread to move it in and out
+/// (blockDim >= ld).
 template <typename T>
 bool lu_window_in_shared(int K)
 {
-    const std::size_t ld = 2 * static_cast<std::size_t>(K) + 1;
-    return ld <= static_cast<std::size_t>(lu_threads_for(K)) &&
-           fits_in_shared(reinterpret_cast<const void*>(&band_lu_kernel<T>),
-                          (K + 1) * ld * sizeof(T));
+    const LuLaunch<T> lu(K);
+    return (K <= 32 || 2 * K + 1 <= lu.threads) &&
+           fits_in_shared(reinterpret_cast<const void*>(lu.kernel), lu.smem);
 }
 
 /// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), the corner's
@@ -910,11 +1036,11 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     reverse_kernel<T><<<blocks_for(ld * n, max_threads), max_threads, 0, stream>>>(
         fac_.data(), P, rev_.data());
     KBENCH_CUDA_CHECK_LAUNCH();
-    const std::size_t window = (K + 1) * ld * sizeof(T);
     const bool corner = tips == SpikeTips::corner_ul;
     if (lu_window_in_shared<T>(static_cast<int>(K))) {
-        band_lu_kernel<T><<<2 * p, lu_threads_for(static_cast<int>(K)), window, stream>>>(
-            fac_.data(), rev_.data(), scale_.data(), P, corner, status_.data());
+        const LuLaunch<T> lu(static_cast<int>(K));
+        lu.kernel<<<2 * p, lu.threads, lu.smem, stream>>>(fac_.data(), rev_.data(), scale_.data(),
+                                                          P, corner, status_.data());
         KBENCH_CUDA_CHECK_LAUNCH();
     } else {
         if (!blas_) blas_.emplace();
@@ -999,11 +1125,11 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
     if (K < 1)
         throw std::invalid_argument("SpikeSolver::resident_blocks_per_sm: K = " +
                                     std::to_string(K) + ", expected >= 1");
-    const std::size_t window = (K + 1) * (2 * static_cast<std::size_t>(K) + 1) * sizeof(T);
     // The blocked LU (band_lu_blocked.hpp) runs no block per partition: the solve limits.
+    const LuLaunch<T> lul(static_cast<int>(K));
     const int lu = lu_window_in_shared<T>(static_cast<int>(K))
-                       ? resident_blocks(reinterpret_cast<const void*>(&band_lu_kernel<T>),
-                                         lu_threads_for(static_cast<int>(K)), window)
+                       ? resident_blocks(reinterpret_cast<const void*>(lul.kernel), lul.threads,
+                                         lul.smem)
                        : std::numeric_limits<int>::max();
     const SolveLaunch<T, T, T, false> sl(static_cast<int>(K));
     const int solve = resident_blocks(reinterpret_cast<const void*>(sl.kernel), sl.threads,

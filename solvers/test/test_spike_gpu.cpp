@@ -23,13 +23,15 @@ struct Case {
     index_type n, K, psize;
 };
 
-// Every K of the brief; each N leaves a remainder to the last partition except 4096. K = 64
+// Every K of the brief and K = 31 (the one-warp LU and substitutions with a lane idle, partitions
+// no multiple of 32); each N leaves a remainder to the last partition except 4096. K = 64
 // and 96 take the shared-memory LU and tips beyond the default 48 KB (opt-in); K = 128 the
 // blocked LU (band_lu_blocked.hpp: 2K + 1 > 256 threads) with shared-memory tips in float;
 // K = 256 blocked, with a last partition that pads its last block row.
-const Case cases[] = {{4096, 1, 64},    {1000, 1, 64},    {2345, 8, 100},
-                      {2048, 32, 256},  {8191, 32, 2048}, {3001, 64, 400},
-                      {2000, 96, 400},  {1100, 128, 256}, {2148, 256, 512}};
+const Case cases[] = {{4096, 1, 64},    {1000, 1, 64},     {2345, 8, 100},
+                      {3001, 31, 333},  {2048, 32, 256},   {8191, 32, 2048},
+                      {3001, 64, 400},  {2000, 96, 400},   {1100, 128, 256},
+                      {2148, 256, 512}};
 
 std::vector<double> random_rhs(index_type n)
 {
