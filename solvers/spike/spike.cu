@@ -233,8 +233,29 @@ __global__ void __launch_bounds__(32)
     auto copy = [](T* dst, const T* src, bool ok) {  // zero-filled when !ok (src then unread)
         __pipeline_memcpy_async(dst, src, sizeof(T), ok ? 0 : sizeof(T));
     };
-    // Operands of steps k0 .. k0 + G - 1, into buffer b.
+    // Operands of steps k0 .. k0 + G - 1, into buffer b. Where every row and column they touch
+    // is in the block (k0 + 2G <= n), lane q takes entry q of each entering column and entry
+    // (d + q) % G of each new row, both in the band when q >= G - K, and lane d the diagonal
+    // entry of entering column d; else the general rule (inside()).
     auto prefetch = [&](int k0, int b) {
+        if (k0 + 2 * G <= n) {
+            const bool ok = lane >= G - K;
+            const T* col = a + (K - G + lane) + static_cast<std::size_t>(k0 + G) * ld;
+            const T* row = a + (K + G - lane) + static_cast<std::size_t>(k0 + lane) * ld;
+            T* ecb = ecol + b * G * (G + 1) + lane;
+            T* nrb = nrow + b * G * G;
+#pragma unroll 8
+            for (int d = 0; d < G; ++d) {
+                const std::size_t step = static_cast<std::size_t>(d) * ld;
+                copy(ecb + d * (G + 1), ok ? col + step : a, ok);
+                copy(nrb + d * G + ((d + lane) & (G - 1)), ok ? row + step : a, ok);
+            }
+            copy(ecol + b * G * (G + 1) + lane * (G + 1) + G, at(k0 + G + lane, k0 + G + lane),
+                 true);
+            copy(srow + b * G + lane, sc + (k0 + lane) * sstride, true);
+            __pipeline_commit();
+            return;
+        }
         for (int e = lane; e < G * (G + 1); e += G) {
             const int d = e / (G + 1), q = e - d * (G + 1);
             const int c = k0 + d + G, r = c - G + q;
@@ -794,11 +815,21 @@ __global__ void __launch_bounds__(32)
         return i <= K && k + i < n ? a[(K + i) + static_cast<std::size_t>(k) * ld] : T(0);
     };
 
+    // Away from the block's end the entries of a group starting at kb (a multiple of G) are at
+    // a + K + lane + kb ld + d (ld - 1) (+ G for d >= lane), present where offset_at(lane - d)
+    // <= K (bit d of `in_band`): the loads without the bounds tests of lower().
+    const int ldm1 = static_cast<int>(ld) - 1;
+    unsigned in_band = 0;
+#pragma unroll
+    for (int d = 0; d < G; ++d) in_band |= (offset_at(lane - d) <= K ? 1u : 0u) << d;
+
     T v = rhs(lane);  // row lane
     T take = rhs(lane + G);  // the row this lane takes over in the current group
     In raw = raw_rhs(lane + 2 * G);  // ... in the next group, loaded
     T corr = bottom(lane + 2 * G);
-    T cur[G], next[G];  // factor entries of this lane at the steps of this and the next group
+    // Factor entries of this lane at the steps of this and the next group: zero where the lane's
+    // row is outside the band or the block, so the update needs no test.
+    T cur[G], next[G];
 #pragma unroll
     for (int d = 0; d < G; ++d) next[d] = lower(d);
     for (int k0 = 0; k0 < n; k0 += G) {
@@ -806,10 +837,19 @@ __global__ void __launch_bounds__(32)
         take = finish(raw, corr, k0 + lane + 2 * G);
         raw = raw_rhs(k0 + lane + 3 * G);
         corr = bottom(k0 + lane + 3 * G);
+        if (k0 + 3 * G <= n) {  // every row the next group touches is in the block
+            const T* p = a + K + lane + static_cast<std::size_t>(k0 + G) * ld;
 #pragma unroll
-        for (int d = 0; d < G; ++d) {
-            cur[d] = next[d];
-            next[d] = lower(k0 + G + d);
+            for (int d = 0; d < G; ++d) {
+                cur[d] = next[d];
+                next[d] = (in_band >> d) & 1u ? p[d * ldm1 + (d >= lane ? G : 0)] : T(0);
+            }
+        } else {
+#pragma unroll
+            for (int d = 0; d < G; ++d) {
+                cur[d] = next[d];
+                next[d] = lower(k0 + G + d);
+            }
         }
 #pragma unroll
         for (int d = 0; d < G; ++d) {
@@ -820,8 +860,7 @@ __global__ void __launch_bounds__(32)
                 out[k] = static_cast<Out>(yk);
                 v = taken;
             }
-            const int i = offset_at(lane - k);
-            if (i <= K && k + i < n) v -= cur[d] * yk;
+            v -= cur[d] * yk;
         }
     }
     __syncwarp();  // the forward result in `out` is read by other lanes below
@@ -843,6 +882,13 @@ __global__ void __launch_bounds__(32)
     T take_d = diagonal(top - G);
     Out raw_y = raw_forward(top - 2 * G);  // ... in the next group, loaded
     T raw_d = diagonal(top - 2 * G);
+    // As forward: with e = (k0 - lane) mod G (the same for every group), the entries of the
+    // group starting at kb = k0 - G are at a + K - e + kb ld - d (ld - 1) (- G for d >= e),
+    // present where offset_at(e - d) <= K.
+    const int e = (n - 1 - lane) & (G - 1);
+    in_band = 0;
+#pragma unroll
+    for (int d = 0; d < G; ++d) in_band |= (offset_at(e - d) <= K ? 1u : 0u) << d;
 #pragma unroll
     for (int d = 0; d < G; ++d) next[d] = upper(n - 1 - d);
     for (int k0 = n - 1; k0 >= 0; k0 -= G) {
@@ -852,10 +898,19 @@ __global__ void __launch_bounds__(32)
         const int row = row_in_group(k0);
         raw_y = raw_forward(row - 3 * G);
         raw_d = diagonal(row - 3 * G);
+        if (k0 >= 3 * G) {  // every row the next group touches is in the block
+            const T* p = a + K - e + static_cast<std::size_t>(k0 - G) * ld;
 #pragma unroll
-        for (int d = 0; d < G; ++d) {
-            cur[d] = next[d];
-            next[d] = upper(k0 - G - d);
+            for (int d = 0; d < G; ++d) {
+                cur[d] = next[d];
+                next[d] = (in_band >> d) & 1u ? p[-(d * ldm1 + (d >= e ? G : 0))] : T(0);
+            }
+        } else {
+#pragma unroll
+            for (int d = 0; d < G; ++d) {
+                cur[d] = next[d];
+                next[d] = upper(k0 - G - d);
+            }
         }
 #pragma unroll
         for (int d = 0; d < G; ++d) {
@@ -869,8 +924,7 @@ __global__ void __launch_bounds__(32)
                 dv = taken_d;
                 dinv = taken_inv;
             }
-            const int i = offset_at(k - lane);
-            if (i <= K && k - i >= 0) v -= cur[d] * xk;
+            v -= cur[d] * xk;
         }
     }
 }
