@@ -261,12 +261,17 @@ inline Partitioning partition(std::int64_t n, std::int64_t k, std::int64_t psize
     return {n, k, psize, p, n - (p - 1) * psize};
 }
 
+/// What one step of a phase's dependent chain is (MachineRates gives its seconds): a
+/// block-synchronous step ending in a barrier, a pivot of the partition LU/UL kernel, or a row
+/// of a partition's substitution sweep.
+enum class Chain { block, lu_pivot, solve_row };
+
 /// A phase: `traffic` summed over its blocks, `launches` kernel launches, run `count` times,
 /// keeping a fraction `efficiency` in (0, 1] of the GPU busy (1 for whole-GPU kernels; for one
 /// thread block per partition see partition_efficiency). A phase of one thread block per
 /// partition whose block walks its rows in order also has a dependent chain: `chain_steps`
-/// block-synchronous steps (each ending in a block barrier) of its longest block, in `waves`
-/// waves of resident blocks (0 steps: no chain, e.g. the batched cuBLAS calls).
+/// steps of kind `chain` of its longest block, in `waves` waves of resident blocks (0 steps: no
+/// chain, e.g. the batched cuBLAS calls).
 struct Phase {
     std::string_view name;
     Traffic traffic;
@@ -275,6 +280,7 @@ struct Phase {
     double efficiency = 1.0;
     double chain_steps = 0.0;
     double waves = 1.0;
+    Chain chain = Chain::block;
 };
 
 /// Waves of `blocks` equal thread blocks on `slots` concurrent ones (slots <= 0: unknown, 1).
@@ -284,10 +290,12 @@ inline double block_waves(double blocks, double slots)
 }
 
 /// Block-synchronous steps of one pivot of the shared-memory band LU (solvers/spike/spike.cu,
-/// band_lu_kernel): the multipliers' scaling, a barrier, the K x K update, a barrier.
+/// band_lu_kernel): the multipliers' scaling, a barrier, the K x K update, a barrier. Used
+/// where the pivot step of the kernel itself was not measured (MachineRates::lu_step_s = 0).
 inline constexpr double lu_steps_per_pivot = 2.0;
 /// Steps of one row of a substitution sweep (band_solve_kernel, reduced_solve_kernel): read the
-/// row's value, update the K rows below (above) it, a barrier.
+/// row's value, update the K rows below (above) it, a barrier; likewise the fallback of
+/// MachineRates::solve_step_s.
 inline constexpr double solve_steps_per_row = 1.0;
 
 /// Fraction of `slots` concurrent thread blocks (SMs x resident blocks per SM) kept busy by
@@ -346,8 +354,8 @@ inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, d
     const Phase lu = blocked ? Phase{"lu", detail::over_partitions(s, value_bytes, blocked_lu),
                                      blocked_lu_launches(s.last_rows, s.k), 1, 1}
                              : Phase{"lu", detail::over_partitions(s, value_bytes, banded_lu),
-                                     1, 1, e_part, lu_steps_per_pivot * longest,
-                                     block_waves(2.0 * p - 1.0, slots)};
+                                     1, 1, e_part, longest,
+                                     block_waves(2.0 * p - 1.0, slots), Chain::lu_pivot};
     const Phase ul = blocked ? Phase{"ul_top",
                                      detail::scaled(blocked_lu(2 * s.k, s.k, value_bytes), p - 1),
                                      0, 1, 1}  // in the LU's batched calls
@@ -379,15 +387,16 @@ inline std::vector<Phase> apply_phases(const Partitioning& s, int value_bytes, d
     // Chains: a forward and a backward sweep over the longest partition's rows; the reduced
     // 2K x 2K blocks' forward and backward substitution.
     const double longest = static_cast<double>(std::max(s.psize, s.last_rows));
-    const double pair_steps = 2.0 * solve_steps_per_row * longest;
+    const double pair_rows = 2.0 * longest;
     const double reduced_steps = 2.0 * solve_steps_per_row * 2.0 * static_cast<double>(s.k);
     const double w_part = block_waves(p, slots), w_iface = block_waves(p - 1, slots);
     return {
-        {"solve_pair_1", pair, 1, 1, e_part, pair_steps, w_part},  // D g = b
+        {"solve_pair_1", pair, 1, 1, e_part, pair_rows, w_part, Chain::solve_row},  // D g = b
         {"reduced_solve", detail::scaled(reduced_solve(s.k, value_bytes), p - 1), 1, 1, e_iface,
          reduced_steps, w_iface},
         {"coupling", detail::scaled(coupling_update(s.k, value_bytes), p - 1), 1, 1, e_iface},
-        {"solve_pair_2", pair, 1, 1, e_part, pair_steps, w_part},  // A_i x_i = b_i'
+        {"solve_pair_2", pair, 1, 1, e_part, pair_rows, w_part,
+         Chain::solve_row},  // A_i x_i = b_i'
     };
 }
 
@@ -462,30 +471,49 @@ inline Traffic total(const std::vector<Phase>& phases)
 
 /// Measured machine figures: bandwidth in GB/s, flop rate in GFLOP/s (of the precision
 /// modeled), seconds per kernel launch, seconds per step of a block-synchronous shared-memory
-/// chain (kbench machine's block_step_us; 0: not measured, the chain term is left out).
+/// chain (kbench machine's block_step_us; 0: not measured, the chain term is left out), and
+/// the seconds per pivot of the partition LU/UL kernel and per row of a substitution sweep,
+/// measured on those kernels with every thread-block slot busy (solvers/spike's
+/// SpikeSolver<T>::step_seconds; 0: not measured, lu_steps_per_pivot and solve_steps_per_row
+/// block steps instead).
 struct MachineRates {
     double bandwidth_gbs = 0.0;
     double gflops = 0.0;
     double launch_s = 0.0;
     double step_s = 0.0;
+    double lu_step_s = 0.0;
+    double solve_step_s = 0.0;
 };
 
+/// Seconds of one step of kind `c` at rates `m` (see MachineRates).
+inline double chain_step_seconds(Chain c, const MachineRates& m)
+{
+    switch (c) {
+    case Chain::lu_pivot: return m.lu_step_s > 0.0 ? m.lu_step_s : lu_steps_per_pivot * m.step_s;
+    case Chain::solve_row:
+        return m.solve_step_s > 0.0 ? m.solve_step_s : solve_steps_per_row * m.step_s;
+    case Chain::block: break;
+    }
+    return m.step_s;
+}
+
 /// Time of one run of a phase: the larger of its roofline, max(bytes / bandwidth, flops /
-/// rate) / efficiency, and its dependent chain, waves x chain_steps x step_s (the steps one
-/// block must take in order, however idle the GPU), plus launches x launch latency.
+/// rate) / efficiency, and its dependent chain, waves x chain_steps x chain_step_seconds (the
+/// steps one block must take in order, however idle the GPU), plus launches x launch latency.
 inline double phase_time(const Phase& ph, const MachineRates& m)
 {
     if (!(m.bandwidth_gbs > 0.0) || !(m.gflops > 0.0) || !(m.launch_s >= 0.0) ||
-        !(m.step_s >= 0.0))
+        !(m.step_s >= 0.0) || !(m.lu_step_s >= 0.0) || !(m.solve_step_s >= 0.0))
         detail::fail("phase_time", "bandwidth_gbs", m.bandwidth_gbs,
-                     "bandwidth_gbs > 0, gflops > 0, launch_s >= 0, step_s >= 0");
+                     "bandwidth_gbs > 0, gflops > 0, launch_s, step_s, lu_step_s and "
+                     "solve_step_s >= 0");
     if (!(ph.efficiency > 0.0 && ph.efficiency <= 1.0))
         detail::fail("phase_time", "efficiency", ph.efficiency, "in (0, 1]");
     if (!(ph.chain_steps >= 0.0) || !(ph.waves >= 1.0))
         detail::fail("phase_time", "chain_steps", ph.chain_steps, ">= 0, with waves >= 1");
     const double memory = ph.traffic.bytes() / (m.bandwidth_gbs * 1e9);
     const double compute = ph.traffic.flops / (m.gflops * 1e9);
-    const double chain = ph.waves * ph.chain_steps * m.step_s;
+    const double chain = ph.waves * ph.chain_steps * chain_step_seconds(ph.chain, m);
     return std::max(std::max(memory, compute) / ph.efficiency, chain) + ph.launches * m.launch_s;
 }
 

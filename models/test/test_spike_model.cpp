@@ -206,14 +206,33 @@ TEST(SpikeTime, ADependentChainBoundsAPhaseFromBelow)
     EXPECT_THROW(sm::phase_time(ph, {1000.0, 1000.0, 1e-5, -1.0}), std::invalid_argument);
 }
 
+TEST(SpikeTime, AChainStepIsTheKernelsMeasuredStepElseBlockSteps)
+{
+    // Roofline 2 us (2 MB at 1000 GB/s); 1000 steps; block step 1 ns.
+    sm::Phase ph{"x", {1e6, 1e6, 0.0}, 1, 1, 1, 1000, 1, sm::Chain::lu_pivot};
+    sm::MachineRates m{1000.0, 1000.0, 0.0, 1e-9};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);  // 2 block steps per pivot: 2 us, a tie
+    m.lu_step_s = 5e-9;                             // measured: 5 ns a pivot
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 5e-6);
+    ph.chain = sm::Chain::solve_row;
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);  // 1 block step a row: 1 us < roofline
+    m.solve_step_s = 3e-9;
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 3e-6);
+    ph.chain = sm::Chain::block;  // a barrier step: step_s whatever the kernels measured
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);
+    m.solve_step_s = -1.0;
+    EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
+}
+
 TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
 {
     // 3 partitions (300, 300, 400 rows), K = 2, 2 concurrent blocks.
     const auto s = sm::partition(1000, 2, 300);
     for (const auto& ph : sm::setup_phases(s, 8, 2)) {
         if (ph.name == "lu") {
-            EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 400);  // 2 steps per pivot, longest block
-            EXPECT_DOUBLE_EQ(ph.waves, 3.0);              // 3 LU + 2 corner-UL blocks on 2 slots
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 400);  // a pivot per row of the longest block
+            EXPECT_EQ(ph.chain, sm::Chain::lu_pivot);
+            EXPECT_DOUBLE_EQ(ph.waves, 3.0);  // 3 LU + 2 corner-UL blocks on 2 slots
         } else {
             EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
         }
@@ -221,7 +240,8 @@ TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
     for (const auto& ph : sm::apply_phases(s, 8, 2)) {
         if (ph.name == "solve_pair_1" || ph.name == "solve_pair_2") {
             EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 400);  // forward and backward sweeps
-            EXPECT_DOUBLE_EQ(ph.waves, 2.0);              // 3 partitions on 2 slots
+            EXPECT_EQ(ph.chain, sm::Chain::solve_row);
+            EXPECT_DOUBLE_EQ(ph.waves, 2.0);  // 3 partitions on 2 slots
         }
         if (ph.name == "reduced_solve") {
             EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 4);  // 2K rows, both ways

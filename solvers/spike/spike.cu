@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -1192,6 +1193,101 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
     KBENCH_CUDA_CHECK(cudaGetDevice(&device));
     KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     return std::max(1, std::min(lu, solve) / std::max(sms, 1));
+}
+
+namespace {
+
+/// Every band entry of `ab` (ld x n) off the diagonal in [-1, 1), the diagonal 2 ld (row
+/// dominance: no bad pivot), deterministic in the entry's index.
+template <typename T>
+__global__ void __launch_bounds__(max_threads)
+    dominant_band_kernel(T* __restrict__ ab, std::size_t count, int ld, int K)
+{
+    const std::size_t e = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= count) return;
+    const unsigned h = static_cast<unsigned>(e) * 2654435761u;
+    ab[e] = static_cast<int>(e % ld) == K ? T(2 * ld) : T((h >> 8) * (2.0 / 16777216.0) - 1.0);
+}
+
+/// Median seconds of 3 runs of `launch` (CUDA events on `stream`), `before` run untimed first.
+template <typename Before, typename Launch>
+double median_of_3(cudaStream_t stream, Before before, Launch launch)
+{
+    double t[3];
+    for (double& v : t) {
+        before();
+        cuda_event a, b;
+        a.record(stream);
+        launch();
+        b.record(stream);
+        b.synchronize();
+        v = b.seconds_since(a);
+    }
+    std::sort(t, t + 3);
+    return t[1];
+}
+
+}  // namespace
+
+template <typename T>
+StepSeconds SpikeSolver<T>::step_seconds(index_type K)
+{
+    if (K < 1 || K > max_threads)
+        throw std::invalid_argument("SpikeSolver::step_seconds: K = " + std::to_string(K) +
+                                    ", expected 1 <= K <= " + std::to_string(max_threads));
+    static std::map<index_type, StepSeconds> measured;
+    if (const auto it = measured.find(K); it != measured.end()) return it->second;
+    constexpr int short_rows = 256, long_rows = 1280;
+    int device = 0, sms = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    cuda_stream stream;
+    const int k = static_cast<int>(K), ld = 2 * k + 1;
+    // Seconds of `kernel` on `blocks` partitions of `rows` rows each (fresh band before each run).
+    auto time_rows = [&](int blocks, int rows, auto launch) {
+        const Parts P{blocks * rows, k, rows, blocks};
+        const std::size_t count = static_cast<std::size_t>(ld) * P.n;
+        device_buffer<T> ab(count), rhs(static_cast<std::size_t>(P.n)),
+            out(static_cast<std::size_t>(P.n)), scale(static_cast<std::size_t>(P.n));
+        device_buffer<int> status(static_cast<std::size_t>(2 * blocks));
+        auto fill = [&] {
+            dominant_band_kernel<T><<<blocks_for(count, max_threads), max_threads, 0,
+                                      stream.get()>>>(ab.data(), count, ld, k);
+            KBENCH_CUDA_CHECK_LAUNCH();
+            // The row scales: 2 each (ld 1: every entry is a diagonal one).
+            dominant_band_kernel<T><<<blocks_for(P.n, max_threads), max_threads, 0,
+                                      stream.get()>>>(scale.data(), P.n, 1, 0);
+            KBENCH_CUDA_CHECK_LAUNCH();
+            KBENCH_CUDA_CHECK(cudaMemsetAsync(rhs.data(), 0, rhs.bytes(), stream.get()));
+        };
+        return median_of_3(stream.get(), fill, [&] {
+            launch(P, ab.data(), scale.data(), status.data(), rhs.data(), out.data());
+            KBENCH_CUDA_CHECK_LAUNCH();
+        });
+    };
+    StepSeconds s;
+    if (lu_window_in_shared<T>(k)) {
+        const LuLaunch<T> lu(k);
+        const int slots = sms * std::max(1, resident_blocks(reinterpret_cast<const void*>(lu.kernel),
+                                                            lu.threads, lu.smem));
+        auto run = [&](const Parts& P, T* ab, T* scale, int* status, T*, T*) {
+            lu.kernel<<<P.p, lu.threads, lu.smem, stream.get()>>>(ab, ab, scale, P, false, status);
+        };
+        s.lu_pivot = (time_rows(slots, long_rows, run) - time_rows(slots, short_rows, run)) /
+                     (long_rows - short_rows);
+    }
+    const SolveLaunch<T, T, T, false> sl(k);
+    const int slots = sms * std::max(1, resident_blocks(reinterpret_cast<const void*>(sl.kernel),
+                                                        sl.threads, sl.smem));
+    auto run = [&](const Parts& P, T* ab, T*, int*, T* rhs, T* out) {
+        sl.kernel<<<P.p, sl.threads, sl.smem, stream.get()>>>(ab, P, rhs, out, nullptr);
+    };
+    s.solve_row = (time_rows(slots, long_rows, run) - time_rows(slots, short_rows, run)) /
+                  (2.0 * (long_rows - short_rows));
+    s.lu_pivot = std::max(0.0, s.lu_pivot);
+    s.solve_row = std::max(0.0, s.solve_row);
+    measured[K] = s;
+    return s;
 }
 
 template <typename T>

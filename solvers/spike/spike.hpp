@@ -179,10 +179,17 @@ private:
     std::vector<int> rpiv_;  // (p-1) x 2K row interchanges (LAPACK getrf convention, 0-based)
 };
 
+/// Seconds per sequential step of the per-partition kernels (SpikeSolver<T>::step_seconds).
+struct StepSeconds {
+    double lu_pivot = 0.0;   // one pivot of the LU/UL kernel
+    double solve_row = 0.0;  // one row of a substitution sweep
+};
+
 /// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
-/// factorizations and substitutions (li2012 Sec. 2.2, window-sliding, the window in shared
-/// memory) where (K+1)(2K+1) values fit in the device's per-block opt-in limit (227 KB on
-/// Hopper: K <= 119 in double, 127 in float); for larger K the LU/UL of every partition is the
+/// factorizations and substitutions (li2012 Sec. 2.2, window-sliding; for K <= 32 one warp
+/// with the window in registers, else the window in shared memory) where (K+1)(2K+1) values
+/// fit in the device's per-block opt-in limit (227 KB on Hopper: K <= 119 in double, 127 in
+/// float); for larger K the LU/UL of every partition is the
 /// blocked one of band_lu_blocked.hpp (batched cuBLAS over K x K blocks, kbench's), and
 /// one block per interface for the reduced blocks. Owns its device memory (about
 /// 2 n (2K+1) + 6 p K^2 values, plus 3 n K for the blocked LU); move-only.
@@ -220,6 +227,16 @@ public:
     /// current device: the window-sliding kernel's window does not fit. Throws
     /// std::invalid_argument for K < 1, kbench::cuda_error on CUDA failures.
     static bool blocked_lu(index_type K);
+    /// Seconds per sequential step of the per-partition kernels factor() and apply() run for
+    /// half-bandwidth K, measured on the current device with every thread-block slot busy (the
+    /// figures models::spike::MachineRates::lu_step_s and solve_step_s): `lu_pivot`, one pivot
+    /// of the LU/UL kernel (0 where blocked_lu(K): no kernel walks the pivots then); `solve_row`,
+    /// one row of a substitution sweep. Each is the difference of the kernel's time (CUDA
+    /// events, median of 3) on partitions of 1280 and of 256 rows of a diagonally dominant band,
+    /// over 1024 (2 x 1024 for the sweeps, forward and backward), so launch and ramp costs
+    /// cancel. Measured once per K and precision in a process. Throws std::invalid_argument for
+    /// K < 1 or K > 256, kbench::cuda_error on CUDA failures.
+    static StepSeconds step_seconds(index_type K);
 
 private:
     template <typename In, typename Out>

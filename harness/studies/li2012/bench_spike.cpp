@@ -170,6 +170,14 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
         static_cast<double>(f.sm_count) *
         (mixed ? sp::SpikeSolver<float>::resident_blocks_per_sm(K)
                : sp::SpikeSolver<double>::resident_blocks_per_sm(K));
+    // The partition kernels' steps, measured on them in the preconditioner's precision.
+    const sp::StepSeconds st =
+        mixed ? sp::SpikeSolver<float>::step_seconds(K) : sp::SpikeSolver<double>::step_seconds(K);
+    ms::MachineRates r64 = f.fp64, r32 = f.fp32;
+    for (ms::MachineRates* r : {&r64, &r32}) {
+        r->lu_step_s = st.lu_pivot;
+        r->solve_step_s = st.solve_row;
+    }
     std::vector<std::pair<ms::Phase, bool>> phases;  // (phase, in the preconditioner's precision)
     const bool blocked = mixed ? sp::SpikeSolver<float>::blocked_lu(K)
                                : sp::SpikeSolver<double>::blocked_lu(K);
@@ -188,7 +196,7 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
     sum.seconds = sum.bytes = sum.flops = 0.0;
     try {
         for (const auto& [ph, low] : phases) {
-            const double t = ph.count * ms::phase_time(ph, low && mixed ? f.fp32 : f.fp64);
+            const double t = ph.count * ms::phase_time(ph, low && mixed ? r32 : r64);
             sum.seconds += t;
             sum.bytes += ph.count * ph.traffic.bytes();
             sum.flops += ph.count * ph.traffic.flops;
@@ -197,6 +205,8 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
     } catch (const std::invalid_argument&) {  // machine figures missing (0): no prediction
         return out;
     }
+    sum.lu_step_s = st.lu_pivot;
+    sum.solve_step_s = st.solve_row;
     return sum;
 }
 
@@ -278,7 +288,9 @@ json spike_fields(const Problem& p, const SpikeTimed& t, index_type psize_reques
               {"warm_up", t.warm_up},
               {"model_seconds", finite_or_null(m.seconds)},
               {"model_bytes", finite_or_null(m.bytes)},
-              {"model_flops", finite_or_null(m.flops)}};
+              {"model_flops", finite_or_null(m.flops)},
+              {"model_lu_pivot_seconds", finite_or_null(m.lu_step_s)},
+              {"model_solve_row_seconds", finite_or_null(m.solve_step_s)}};
     if (!r.factor_status.ok())
         e["detail"] = r.factor_status.message();
     else if (!r.solve.detail.empty())

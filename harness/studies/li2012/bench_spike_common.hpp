@@ -101,8 +101,11 @@ struct ModelFigures {
                  "bandwidth = the measured copy GB/s (bytes read + written), fp64 = the measured "
                  "cuBLAS dgemm GFLOP/s, fp32 = the measured cuBLAS sgemm GFLOP/s (FP32 math), launch = the measured launch latency; a phase of one thread block per "
                  "partition that walks its rows in order takes at least waves x its longest "
-                 "block's block-synchronous steps x the measured block step (kbench machine's "
-                 "block_step_us; LU: 2 steps per pivot, substitutions: 1 per row); thread-block slots = SMs x "
+                 "block's steps x the step measured on that kernel with every slot busy "
+                 "(SpikeSolver<T>::step_seconds: a pivot of the LU/UL kernel, a row of a "
+                 "substitution sweep; per point: model_lu_pivot_seconds, "
+                 "model_solve_row_seconds) or, for the reduced blocks' substitutions, kbench "
+                 "machine's block_step_us per row; thread-block slots = SMs x "
                  "SpikeSolver<T>::resident_blocks_per_sm(K); the LU/UL phase is the blocked "
                  "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K)"}};
     }
@@ -113,6 +116,9 @@ struct ModelOut {
     double bytes = std::numeric_limits<double>::quiet_NaN();
     double flops = std::numeric_limits<double>::quiet_NaN();
     std::map<std::string, double> groups;  // seconds per li2012 Fig. 6 phase
+    // The measured steps of the partition kernels the chains used (SpikeSolver<T>::step_seconds)
+    double lu_step_s = std::numeric_limits<double>::quiet_NaN();
+    double solve_step_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The predicted SPIKE+BiCGStab solve: setup and the 2 x iterations preconditioner applies
