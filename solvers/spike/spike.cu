@@ -1238,9 +1238,6 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
     static std::map<index_type, StepSeconds> measured;
     if (const auto it = measured.find(K); it != measured.end()) return it->second;
     constexpr int short_rows = 256, long_rows = 1280;
-    int device = 0, sms = 0;
-    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     cuda_stream stream;
     const int k = static_cast<int>(K), ld = 2 * k + 1;
     // Seconds of `kernel` on `blocks` partitions of `rows` rows each (fresh band before each run).
@@ -1268,8 +1265,8 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
     StepSeconds s;
     if (lu_window_in_shared<T>(k)) {
         const LuLaunch<T> lu(k);
-        const int slots = sms * std::max(1, resident_blocks(reinterpret_cast<const void*>(lu.kernel),
-                                                            lu.threads, lu.smem));
+        const int slots = resident_blocks(reinterpret_cast<const void*>(lu.kernel), lu.threads,
+                                          lu.smem);  // on the whole device
         auto run = [&](const Parts& P, T* ab, T* scale, int* status, T*, T*) {
             lu.kernel<<<P.p, lu.threads, lu.smem, stream.get()>>>(ab, ab, scale, P, false, status);
         };
@@ -1277,8 +1274,8 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
                      (long_rows - short_rows);
     }
     const SolveLaunch<T, T, T, false> sl(k);
-    const int slots = sms * std::max(1, resident_blocks(reinterpret_cast<const void*>(sl.kernel),
-                                                        sl.threads, sl.smem));
+    const int slots =
+        resident_blocks(reinterpret_cast<const void*>(sl.kernel), sl.threads, sl.smem);
     auto run = [&](const Parts& P, T* ab, T*, int*, T* rhs, T* out) {
         sl.kernel<<<P.p, sl.threads, sl.smem, stream.get()>>>(ab, P, rhs, out, nullptr);
     };
