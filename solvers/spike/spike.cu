@@ -42,17 +42,21 @@ struct Parts {
 
 using detail::bad_pivot;
 
-/// Whether `kernel` can run with `bytes` of dynamic shared memory on the current device: up to
-/// the device's opt-in limit per block (227 KB on Hopper, 99 KB on sm_86/89); above 48 KB the
-/// kernel's limit is raised to `bytes` first. Throws kbench::cuda_error on CUDA failures.
+/// Whether `kernel` can run with `bytes` of dynamic shared memory on the current device: those
+/// and its static shared memory up to the device's opt-in limit per block (227 KB on Hopper,
+/// 99 KB on sm_86/89); above 48 KB the kernel's limit is raised to `bytes` first. Throws
+/// kbench::cuda_error on CUDA failures.
 bool fits_in_shared(const void* kernel, std::size_t bytes)
 {
-    if (bytes <= default_shared_bytes) return true;
+    cudaFuncAttributes attr{};
+    KBENCH_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    const std::size_t total = bytes + attr.sharedSizeBytes;  // with its static shared memory
+    if (total <= default_shared_bytes) return true;
     int device = 0, optin = 0;
     KBENCH_CUDA_CHECK(cudaGetDevice(&device));
     KBENCH_CUDA_CHECK(
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (bytes > static_cast<std::size_t>(optin)) return false;
+    if (total > static_cast<std::size_t>(optin)) return false;
     KBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(bytes)));
     return true;
@@ -356,13 +360,18 @@ bool lu_window_in_shared(int K)
            fits_in_shared(reinterpret_cast<const void*>(lu.kernel), lu.smem);
 }
 
-/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (one column per thread), the corner's
-/// L and U a dense K x K copy f (column-major, ld K) in shared memory.
+/// The leading dimension of a K x K block in shared memory that one thread per column walks
+/// down: odd, so that the threads' columns fall in different banks (K would put every column
+/// of a power-of-two K in the same bank: a 16- to 32-way conflict on every access).
+__host__ __device__ inline int padded_ld(int K) { return K | 1; }
+
+/// y := U_bb^{-1} L_bb^{-1} y for the K x K column-major y (leading dimension ldy, one column
+/// per thread), the corner's L and U a dense K x K copy f (column-major, ld K) in shared memory.
 template <typename T>
-__device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict__ y)
+__device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict__ y, int ldy)
 {
     for (int c = threadIdx.x; c < K; c += blockDim.x) {
-        T* col = y + static_cast<std::size_t>(c) * K;
+        T* col = y + c * ldy;
         for (int q = 0; q < K; ++q) {
             const T v = col[q];
             for (int r = q + 1; r < K; ++r) col[r] -= f[r + q * K] * v;
@@ -377,16 +386,18 @@ __device__ void corner_solve_dense(const T* __restrict__ f, int K, T* __restrict
 
 /// Tip t of the 2(p-1) tips: t < p-1 is V_t^b (right-hand side B_t, solved through the LU of
 /// partition t), t = p-1+i is W_{i+1}^t (right-hand side J C_{i+1}, through the reversed factors
-/// of partition i+1). Fills the K x K column-major right-hand side y (one column per thread).
+/// of partition i+1). Fills the K x K column-major right-hand side y (leading dimension ldy,
+/// one column per thread).
 template <typename T>
-__device__ void load_tip_rhs(const T* __restrict__ fac, const Parts& P, int t, T* __restrict__ y)
+__device__ void load_tip_rhs(const T* __restrict__ fac, const Parts& P, int t, T* __restrict__ y,
+                             int ldy)
 {
     const int K = P.K;
     const std::size_t ld = P.ld();
     const bool w = t >= P.p - 1;
     const int off1 = P.offset((w ? t - (P.p - 1) : t) + 1);
     for (int c = threadIdx.x; c < K; c += blockDim.x) {
-        T* col = y + static_cast<std::size_t>(c) * K;
+        T* col = y + c * ldy;
         for (int r = 0; r < K; ++r) {
             if (!w)  // B_i(r, c), lower triangular, in column off_{i+1} + c
                 col[r] = r >= c ? fac[(r - c) + (off1 + c) * ld] : T(0);
@@ -397,12 +408,13 @@ __device__ void load_tip_rhs(const T* __restrict__ fac, const Parts& P, int t, T
     }
 }
 
-/// W^t(r, c) = Vr(K-1-r, c): reverses the rows of the K x K column-major y (a thread a column).
+/// W^t(r, c) = Vr(K-1-r, c): reverses the rows of the K x K column-major y (leading dimension
+/// ldy, a thread a column).
 template <typename T>
-__device__ void reverse_tip_rows(int K, T* __restrict__ y)
+__device__ void reverse_tip_rows(int K, T* __restrict__ y, int ldy)
 {
     for (int c = threadIdx.x; c < K; c += blockDim.x) {
-        T* col = y + static_cast<std::size_t>(c) * K;
+        T* col = y + c * ldy;
         for (int r = 0; r < K / 2; ++r) {
             const T t = col[r];
             col[r] = col[K - 1 - r];
@@ -411,8 +423,15 @@ __device__ void reverse_tip_rows(int K, T* __restrict__ y)
     }
 }
 
+/// Shared memory of tips_kernel, in values: the right-hand side (K x padded_ld(K)) and the
+/// corner (K x K).
+inline std::size_t tips_values(int K)
+{
+    return static_cast<std::size_t>(K) * (padded_ld(K) + K);
+}
+
 /// Spike tips in shared memory, 2(p-1) blocks (load_tip_rhs's numbering): the corner of the
-/// factors and the K x K right-hand side are solved in shared memory (2 K^2 values).
+/// factors and the K x K right-hand side are solved in shared memory (tips_values(K)).
 template <typename T>
 __global__ void __launch_bounds__(max_threads)
     tips_kernel(const T* __restrict__ fac, const T* __restrict__ rev, Parts P,
@@ -425,22 +444,22 @@ __global__ void __launch_bounds__(max_threads)
     const int i = w ? blockIdx.x - (P.p - 1) : blockIdx.x;
     T* out = (w ? wtip : vtip) + i * KK;
     T* y = reinterpret_cast<T*>(smem_raw);
-    load_tip_rhs(fac, P, blockIdx.x, y);
+    const int ldy = padded_ld(K);
+    load_tip_rhs(fac, P, blockIdx.x, y, ldy);
     const T* blk = w ? rev + P.offset(i + 1) * ld : fac + P.offset(i) * ld;
     const int nb = w ? P.size(i + 1) : P.size(i);
-    T* f = y + KK;  // the corner's L and U, dense
+    T* f = y + static_cast<std::size_t>(K) * ldy;  // the corner's L and U, dense
     const int o = nb - K;
     for (std::size_t e = threadIdx.x; e < KK; e += blockDim.x) {
         const int r = static_cast<int>(e % K), c = static_cast<int>(e / K);
         f[e] = blk[(K + r - c) + (o + c) * ld];
     }
     __syncthreads();
-    corner_solve_dense(f, K, y);
-    if (w) reverse_tip_rows(K, y);
+    corner_solve_dense(f, K, y, ldy);
+    if (w) reverse_tip_rows(K, y, ldy);
     // Each thread wrote only its own columns: no barrier needed before this.
     for (int c = threadIdx.x; c < K; c += blockDim.x)
-        for (int r = 0; r < K; ++r)
-            out[static_cast<std::size_t>(c) * K + r] = y[static_cast<std::size_t>(c) * K + r];
+        for (int r = 0; r < K; ++r) out[c * K + r] = y[c * ldy + r];
 }
 
 /// Tips too large for shared memory, step 1: the right-hand sides in place of the tips
@@ -451,22 +470,24 @@ __global__ void __launch_bounds__(max_threads)
 {
     const std::size_t KK = static_cast<std::size_t>(P.K) * P.K;
     const bool w = blockIdx.x >= P.p - 1;
-    load_tip_rhs(fac, P, blockIdx.x, (w ? wtip : vtip) + (w ? blockIdx.x - (P.p - 1) : blockIdx.x) * KK);
+    load_tip_rhs(fac, P, blockIdx.x,
+                 (w ? wtip : vtip) + (w ? blockIdx.x - (P.p - 1) : blockIdx.x) * KK, P.K);
 }
 
 /// Step 3: the rows of every W tip reversed (p-1 blocks).
 template <typename T>
 __global__ void __launch_bounds__(max_threads) tips_reverse_kernel(Parts P, T* __restrict__ wtip)
 {
-    reverse_tip_rows(P.K, wtip + blockIdx.x * static_cast<std::size_t>(P.K) * P.K);
+    reverse_tip_rows(P.K, wtip + blockIdx.x * static_cast<std::size_t>(P.K) * P.K, P.K);
 }
 
 /// Called by every thread of a block of reduce_threads threads for interface i: writes
-/// R_i = [[I, V_i^b], [W_{i+1}^t, I]] (2K x 2K, column-major) to R and returns max |R_i| to
-/// every thread (the scale of the bad-pivot test). `val`: shared memory of reduce_threads.
+/// R_i = [[I, V_i^b], [W_{i+1}^t, I]] (2K x 2K, column-major, leading dimension ldr) to R and
+/// returns max |R_i| to every thread (the scale of the bad-pivot test). `val`: shared memory
+/// of reduce_threads.
 template <typename T>
 __device__ T build_reduced_block(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
-                                 int i, T* __restrict__ R, T* val)
+                                 int i, T* __restrict__ R, int ldr, T* val)
 {
     const int m = 2 * K, tid = threadIdx.x;
     const std::size_t KK = static_cast<std::size_t>(K) * K, mm = static_cast<std::size_t>(m) * m;
@@ -480,7 +501,7 @@ __device__ T build_reduced_block(const T* __restrict__ vtip, const T* __restrict
             v = vtip[i * KK + r + (c - K) * K];
         else
             v = wtip[i * KK + (r - K) + c * K];
-        R[e] = v;
+        R[r + static_cast<std::size_t>(c) * ldr] = v;
         local = fmax(local, fabs(v));
     }
     val[tid] = local;
@@ -494,26 +515,39 @@ __device__ T build_reduced_block(const T* __restrict__ vtip, const T* __restrict
     return scale;
 }
 
+/// Shared memory of reduced_factor_kernel working in shared memory, in values: the 2K x 2K
+/// block with the odd leading dimension 2K + 1 (row swaps and column reads free of conflicts).
+inline std::size_t reduced_values(int K)
+{
+    return static_cast<std::size_t>(2 * K) * (2 * K + 1);
+}
+
 /// One block per interface i: R_i (build_reduced_block) and its LU with partial pivoting
-/// (LAPACK getrf order; first largest |entry| wins ties).
+/// (LAPACK getrf order; first largest |entry| wins ties), written to rlu (column-major, ld 2K).
+/// With `in_shared` the LU runs on a copy in dynamic shared memory (reduced_values(K)), else in
+/// rlu itself (every step then waits for the L1/L2 cache); the same arithmetic either way.
 template <typename T>
 __global__ void __launch_bounds__(reduce_threads)
     reduced_factor_kernel(const T* __restrict__ vtip, const T* __restrict__ wtip, int K,
-                          T* __restrict__ rlu, int* __restrict__ rpiv, int* __restrict__ status)
+                          T* __restrict__ rlu, int* __restrict__ rpiv, int* __restrict__ status,
+                          bool in_shared)
 {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
     __shared__ T val[reduce_threads];
     __shared__ int idx[reduce_threads];
     __shared__ bool bad;
     const int m = 2 * K, tid = threadIdx.x, i = blockIdx.x;
     const std::size_t mm = static_cast<std::size_t>(m) * m;
-    T* R = rlu + i * mm;
+    T* out = rlu + i * mm;
+    T* R = in_shared ? reinterpret_cast<T*>(smem_raw) : out;
+    const int ld = in_shared ? m + 1 : m;
     int* piv = rpiv + static_cast<std::size_t>(i) * m;
-    const T scale = build_reduced_block(vtip, wtip, K, i, R, val);
+    const T scale = build_reduced_block(vtip, wtip, K, i, R, ld, val);
     for (int k = 0; k < m; ++k) {
         T best(-1);
         int bi = m;
         for (int r = k + tid; r < m; r += blockDim.x) {
-            const T v = fabs(R[r + k * m]);
+            const T v = fabs(R[r + k * ld]);
             if (v > best) {
                 best = v;
                 bi = r;
@@ -533,28 +567,30 @@ __global__ void __launch_bounds__(reduce_threads)
         const int p = idx[0] < m ? idx[0] : k;
         if (tid == 0) {
             piv[k] = p;
-            bad = bad_pivot(R[p + k * m], scale);
+            bad = bad_pivot(R[p + k * ld], scale);
             if (bad) status[i] = k;
         }
         __syncthreads();
         if (bad) return;
         if (p != k)
             for (int j = tid; j < m; j += blockDim.x) {
-                const T t = R[k + j * m];
-                R[k + j * m] = R[p + j * m];
-                R[p + j * m] = t;
+                const T t = R[k + j * ld];
+                R[k + j * ld] = R[p + j * ld];
+                R[p + j * ld] = t;
             }
         __syncthreads();
-        const T d = R[k + k * m];
-        for (int r = k + 1 + tid; r < m; r += blockDim.x) R[r + k * m] /= d;
+        const T d = R[k + k * ld];
+        for (int r = k + 1 + tid; r < m; r += blockDim.x) R[r + k * ld] /= d;
         __syncthreads();
         const int w = m - 1 - k;
         for (int e = tid; e < w * w; e += blockDim.x) {
             const int r = k + 1 + e % w, c = k + 1 + e / w;
-            R[r + c * m] -= R[r + k * m] * R[k + c * m];
+            R[r + c * ld] -= R[r + k * ld] * R[k + c * ld];
         }
         __syncthreads();
     }
+    if (in_shared)
+        for (int e = tid; e < m * m; e += blockDim.x) out[e] = R[(e % m) + (e / m) * ld];
 }
 
 /// For the batched reduced LU (large K): R_i per interface (build_reduced_block), and its scale.
@@ -565,7 +601,8 @@ __global__ void __launch_bounds__(reduce_threads)
 {
     __shared__ T val[reduce_threads];
     const std::size_t mm = 4 * static_cast<std::size_t>(K) * K;
-    const T scale = build_reduced_block(vtip, wtip, K, blockIdx.x, rlu + blockIdx.x * mm, val);
+    const T scale =
+        build_reduced_block(vtip, wtip, K, blockIdx.x, rlu + blockIdx.x * mm, 2 * K, val);
     if (threadIdx.x == 0) rscale[blockIdx.x] = scale;
 }
 
@@ -1113,7 +1150,7 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
     if (!s.ok()) return s;
 
     clock.begin("spikes");
-    const std::size_t tips_smem = 2 * K * K * sizeof(T);
+    const std::size_t tips_smem = tips_values(static_cast<int>(K)) * sizeof(T);
     if (fits_in_shared(reinterpret_cast<const void*>(&tips_kernel<T>), tips_smem)) {
         tips_kernel<T><<<2 * (p - 1), threads_for(K), tips_smem, stream>>>(
             fac_.data(), rev_.data(), P, vtip_.data(), wtip_.data());
@@ -1151,8 +1188,12 @@ SpikeStatus SpikeSolver<T>::factor(const BandMatrix<T>& a, index_type psize, cud
         reduced_check_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
             rlu_.data(), rscale_.data(), P.K, rpiv_.data(), status_.data() + 2 * p);
     } else {
-        reduced_factor_kernel<T><<<p - 1, reduce_threads, 0, stream>>>(
-            vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p);
+        const std::size_t smem = reduced_values(P.K) * sizeof(T);
+        const bool in_shared =
+            fits_in_shared(reinterpret_cast<const void*>(&reduced_factor_kernel<T>), smem);
+        reduced_factor_kernel<T><<<p - 1, reduce_threads, in_shared ? smem : 0, stream>>>(
+            vtip_.data(), wtip_.data(), P.K, rlu_.data(), rpiv_.data(), status_.data() + 2 * p,
+            in_shared);
     }
     KBENCH_CUDA_CHECK_LAUNCH();
     clock.end();
