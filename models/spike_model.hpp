@@ -262,9 +262,11 @@ inline Partitioning partition(std::int64_t n, std::int64_t k, std::int64_t psize
 }
 
 /// What one step of a phase's dependent chain is (MachineRates gives its seconds): a
-/// block-synchronous step ending in a barrier, a pivot of the partition LU/UL kernel, or a row
-/// of a partition's substitution sweep.
-enum class Chain { block, lu_pivot, solve_row };
+/// block-synchronous step ending in a barrier, a pivot of the partition LU/UL kernel, a row of
+/// a partition's substitution sweep; or, for the fixed-size kernels of one block per interface
+/// (the spike tips, the reduced blocks' LU), one block: chain_steps counts the phase's blocks,
+/// which run in waves of the kernel's resident blocks, each wave taking the measured seconds.
+enum class Chain { block, lu_pivot, solve_row, tips_block, reduced_block };
 
 /// A phase: `traffic` summed over its blocks, `launches` kernel launches, run `count` times,
 /// keeping a fraction `efficiency` in (0, 1] of the GPU busy (1 for whole-GPU kernels; for one
@@ -369,10 +371,12 @@ inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, d
         // (SpikeSolver does so where 2K^2 values do not fit in shared memory: in double the same
         // K as the blocked LU, in float from K = 169).
         {"spike_tips", detail::scaled(spike_tip(s.k, value_bytes), 2 * (p - 1)),
-         blocked ? 4.0 : 2.0, 1, blocked ? 1.0 : e_iface},
+         blocked ? 4.0 : 2.0, 1, blocked ? 1.0 : e_iface, blocked ? 0.0 : 2 * (p - 1), 1,
+         Chain::tips_block},
         // blocked: build, batched getrf and pivot check over all interfaces (whole-GPU calls).
         {"reduced_factor", detail::scaled(reduced_factor(s.k, value_bytes), p - 1),
-         blocked ? 3.0 : 1.0, 1, blocked ? 1.0 : e_iface},
+         blocked ? 3.0 : 1.0, 1, blocked ? 1.0 : e_iface, blocked ? 0.0 : p - 1, 1,
+         Chain::reduced_block},
     };
 }
 
@@ -483,37 +487,63 @@ struct MachineRates {
     double step_s = 0.0;
     double lu_step_s = 0.0;
     double solve_step_s = 0.0;
+    /// One wave of a fixed-size kernel of one block per interface: its seconds with every
+    /// resident block busy, and how many blocks that is (SpikeSolver<T>::step_seconds; 0: not
+    /// measured, the phase has no chain term).
+    struct Wave {
+        double seconds = 0.0;
+        double slots = 0.0;
+    };
+    Wave tips_wave, reduced_wave;
 };
 
-/// Seconds of one step of kind `c` at rates `m` (see MachineRates).
+/// Seconds of one step of kind `c` at rates `m` (see MachineRates); 0 for the block kinds,
+/// whose chains are waves (chain_seconds).
 inline double chain_step_seconds(Chain c, const MachineRates& m)
 {
     switch (c) {
     case Chain::lu_pivot: return m.lu_step_s > 0.0 ? m.lu_step_s : lu_steps_per_pivot * m.step_s;
     case Chain::solve_row:
         return m.solve_step_s > 0.0 ? m.solve_step_s : solve_steps_per_row * m.step_s;
+    case Chain::tips_block:
+    case Chain::reduced_block: return 0.0;
     case Chain::block: break;
     }
     return m.step_s;
 }
 
+/// The dependent-chain time of phase `ph` at rates `m`: waves x chain_steps x the step's
+/// seconds; for the block kinds, ceil(blocks / slots) waves x the wave's seconds (0 where the
+/// wave was not measured).
+inline double chain_seconds(const Phase& ph, const MachineRates& m)
+{
+    if (ph.chain == Chain::tips_block || ph.chain == Chain::reduced_block) {
+        const MachineRates::Wave& w = ph.chain == Chain::tips_block ? m.tips_wave : m.reduced_wave;
+        if (!(w.seconds > 0.0 && w.slots > 0.0) || !(ph.chain_steps > 0.0)) return 0.0;
+        return std::ceil(ph.chain_steps / w.slots) * w.seconds;
+    }
+    return ph.waves * ph.chain_steps * chain_step_seconds(ph.chain, m);
+}
+
 /// Time of one run of a phase: the larger of its roofline, max(bytes / bandwidth, flops /
-/// rate) / efficiency, and its dependent chain, waves x chain_steps x chain_step_seconds (the
-/// steps one block must take in order, however idle the GPU), plus launches x launch latency.
+/// rate) / efficiency, and its dependent chain, chain_seconds (the steps one block must take
+/// in order, however idle the GPU), plus launches x launch latency.
 inline double phase_time(const Phase& ph, const MachineRates& m)
 {
     if (!(m.bandwidth_gbs > 0.0) || !(m.gflops > 0.0) || !(m.launch_s >= 0.0) ||
-        !(m.step_s >= 0.0) || !(m.lu_step_s >= 0.0) || !(m.solve_step_s >= 0.0))
+        !(m.step_s >= 0.0) || !(m.lu_step_s >= 0.0) || !(m.solve_step_s >= 0.0) ||
+        !(m.tips_wave.seconds >= 0.0) || !(m.tips_wave.slots >= 0.0) ||
+        !(m.reduced_wave.seconds >= 0.0) || !(m.reduced_wave.slots >= 0.0))
         detail::fail("phase_time", "bandwidth_gbs", m.bandwidth_gbs,
-                     "bandwidth_gbs > 0, gflops > 0, launch_s, step_s, lu_step_s and "
-                     "solve_step_s >= 0");
+                     "bandwidth_gbs > 0, gflops > 0, launch_s, step_s, lu_step_s, "
+                     "solve_step_s and the waves' seconds and slots >= 0");
     if (!(ph.efficiency > 0.0 && ph.efficiency <= 1.0))
         detail::fail("phase_time", "efficiency", ph.efficiency, "in (0, 1]");
     if (!(ph.chain_steps >= 0.0) || !(ph.waves >= 1.0))
         detail::fail("phase_time", "chain_steps", ph.chain_steps, ">= 0, with waves >= 1");
     const double memory = ph.traffic.bytes() / (m.bandwidth_gbs * 1e9);
     const double compute = ph.traffic.flops / (m.gflops * 1e9);
-    const double chain = ph.waves * ph.chain_steps * chain_step_seconds(ph.chain, m);
+    const double chain = chain_seconds(ph, m);
     return std::max(std::max(memory, compute) / ph.efficiency, chain) + ph.launches * m.launch_s;
 }
 

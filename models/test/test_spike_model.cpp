@@ -224,6 +224,22 @@ TEST(SpikeTime, AChainStepIsTheKernelsMeasuredStepElseBlockSteps)
     EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
 }
 
+TEST(SpikeTime, BlockKernelsTakeWholeWaves)
+{
+    // 2 MB at 1000 GB/s: 2 us; 5 blocks in waves of 2 blocks of 3 us each: 3 waves, 9 us.
+    sm::Phase ph{"t", {1e6, 1e6, 0.0}, 1, 1, 1, 5, 1, sm::Chain::tips_block};
+    sm::MachineRates m{1000.0, 1000.0, 0.0, 1e-9};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);  // no wave measured: the roofline
+    m.tips_wave = {3e-6, 2};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 9e-6);
+    ph.chain = sm::Chain::reduced_block;  // the reduced blocks' wave is another figure
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);
+    m.reduced_wave = {1e-6, 8};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6);  // one wave of 1 us: the roofline bounds
+    m.reduced_wave.slots = -1;
+    EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
+}
+
 TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
 {
     // 3 partitions (300, 300, 400 rows), K = 2, 2 concurrent blocks.
@@ -233,6 +249,12 @@ TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
             EXPECT_DOUBLE_EQ(ph.chain_steps, 400);  // a pivot per row of the longest block
             EXPECT_EQ(ph.chain, sm::Chain::lu_pivot);
             EXPECT_DOUBLE_EQ(ph.waves, 3.0);  // 3 LU + 2 corner-UL blocks on 2 slots
+        } else if (ph.name == "spike_tips") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 4.0);  // 2 (p - 1) blocks
+            EXPECT_EQ(ph.chain, sm::Chain::tips_block);
+        } else if (ph.name == "reduced_factor") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0);  // p - 1 blocks
+            EXPECT_EQ(ph.chain, sm::Chain::reduced_block);
         } else {
             EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
         }

@@ -1238,16 +1238,16 @@ int SpikeSolver<T>::resident_blocks_per_sm(index_type K)
 
 namespace {
 
-/// Every band entry of `ab` (ld x n) off the diagonal in [-1, 1), the diagonal 2 ld (row
-/// dominance: no bad pivot), deterministic in the entry's index.
+/// x[e] for e < count: `diag` where e % ld == row, else amp u with u in [-1, 1) deterministic
+/// in e. A band (ld 2K + 1, row K, diag 2 ld, amp 1) is then row dominant: no bad pivot.
 template <typename T>
 __global__ void __launch_bounds__(max_threads)
-    dominant_band_kernel(T* __restrict__ ab, std::size_t count, int ld, int K)
+    fill_kernel(T* __restrict__ x, std::size_t count, int ld, int row, T diag, T amp)
 {
     const std::size_t e = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= count) return;
     const unsigned h = static_cast<unsigned>(e) * 2654435761u;
-    ab[e] = static_cast<int>(e % ld) == K ? T(2 * ld) : T((h >> 8) * (2.0 / 16777216.0) - 1.0);
+    x[e] = static_cast<int>(e % ld) == row ? diag : amp * T((h >> 8) * (2.0 / 16777216.0) - 1.0);
 }
 
 /// Median seconds of 3 runs of `launch` (CUDA events on `stream`), `before` run untimed first.
@@ -1289,12 +1289,12 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
             out(static_cast<std::size_t>(P.n)), scale(static_cast<std::size_t>(P.n));
         device_buffer<int> status(static_cast<std::size_t>(2 * blocks));
         auto fill = [&] {
-            dominant_band_kernel<T><<<blocks_for(count, max_threads), max_threads, 0,
-                                      stream.get()>>>(ab.data(), count, ld, k);
+            fill_kernel<T><<<blocks_for(count, max_threads), max_threads, 0, stream.get()>>>(
+                ab.data(), count, ld, k, T(2 * ld), T(1));
             KBENCH_CUDA_CHECK_LAUNCH();
-            // The row scales: 2 each (ld 1: every entry is a diagonal one).
-            dominant_band_kernel<T><<<blocks_for(P.n, max_threads), max_threads, 0,
-                                      stream.get()>>>(scale.data(), P.n, 1, 0);
+            // The row scales: 2 ld each (ld 1: every entry is a diagonal one).
+            fill_kernel<T><<<blocks_for(P.n, max_threads), max_threads, 0, stream.get()>>>(
+                scale.data(), P.n, 1, 0, T(2 * ld), T(0));
             KBENCH_CUDA_CHECK_LAUNCH();
             KBENCH_CUDA_CHECK(cudaMemsetAsync(rhs.data(), 0, rhs.bytes(), stream.get()));
         };
@@ -1322,6 +1322,57 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
     };
     s.solve_row = (time_rows(slots, long_rows, run) - time_rows(slots, short_rows, run)) /
                   (2.0 * (long_rows - short_rows));
+    // The per-interface kernels: one wave of resident blocks and two, the difference.
+    const std::size_t KK = static_cast<std::size_t>(k) * k;
+    auto wave = [&](auto launch, int slots) {
+        const double one = median_of_3(stream.get(), [] {}, [&] { launch(slots); });
+        const double two = median_of_3(stream.get(), [] {}, [&] { launch(2 * slots); });
+        return std::max(0.0, two - one);
+    };
+    const std::size_t tips_smem = tips_values(k) * sizeof(T);
+    if (fits_in_shared(reinterpret_cast<const void*>(&tips_kernel<T>), tips_smem)) {
+        const int threads = threads_for(k);
+        const int slots =
+            resident_blocks(reinterpret_cast<const void*>(&tips_kernel<T>), threads, tips_smem);
+        // slots + 1 partitions of 4K rows: slots V tips (blocks < slots) and slots W tips.
+        const Parts P{(slots + 1) * 4 * k, k, 4 * k, slots + 1};
+        const std::size_t count = static_cast<std::size_t>(ld) * P.n;
+        device_buffer<T> ab(count), vt(slots * KK), wt(slots * KK);
+        fill_kernel<T><<<blocks_for(count, max_threads), max_threads, 0, stream.get()>>>(
+            ab.data(), count, ld, k, T(2 * ld), T(1));
+        KBENCH_CUDA_CHECK_LAUNCH();
+        auto launch = [&](int blocks) {
+            tips_kernel<T><<<blocks, threads, tips_smem, stream.get()>>>(ab.data(), ab.data(), P,
+                                                                         vt.data(), wt.data());
+            KBENCH_CUDA_CHECK_LAUNCH();
+        };
+        s.tips_wave = wave(launch, slots);
+        s.tips_slots = slots;
+    }
+    if (!blocked_lu(K)) {
+        const std::size_t smem = reduced_values(k) * sizeof(T);
+        const bool in_shared =
+            fits_in_shared(reinterpret_cast<const void*>(&reduced_factor_kernel<T>), smem);
+        const std::size_t dyn = in_shared ? smem : 0;
+        const int slots = resident_blocks(reinterpret_cast<const void*>(&reduced_factor_kernel<T>),
+                                          reduce_threads, dyn);
+        const std::size_t most = 2 * static_cast<std::size_t>(slots);
+        // V and W entries within 0.5 / K: R = [[I, V], [W, I]] is diagonally dominant.
+        device_buffer<T> vt(most * KK), wt(most * KK), lu(most * 4 * KK);
+        device_buffer<int> piv(most * 2 * k), st(most);
+        for (T* x : {vt.data(), wt.data()}) {
+            fill_kernel<T><<<blocks_for(most * KK, max_threads), max_threads, 0, stream.get()>>>(
+                x, most * KK, 1, -1, T(0), T(0.5) / T(k));
+            KBENCH_CUDA_CHECK_LAUNCH();
+        }
+        auto launch = [&](int blocks) {
+            reduced_factor_kernel<T><<<blocks, reduce_threads, dyn, stream.get()>>>(
+                vt.data(), wt.data(), k, lu.data(), piv.data(), st.data(), in_shared);
+            KBENCH_CUDA_CHECK_LAUNCH();
+        };
+        s.reduced_wave = wave(launch, slots);
+        s.reduced_slots = slots;
+    }
     s.lu_pivot = std::max(0.0, s.lu_pivot);
     s.solve_row = std::max(0.0, s.solve_row);
     measured[K] = s;

@@ -183,6 +183,11 @@ private:
 struct StepSeconds {
     double lu_pivot = 0.0;   // one pivot of the LU/UL kernel
     double solve_row = 0.0;  // one row of a substitution sweep
+    // One wave of the spike-tip kernel and of the reduced blocks' LU kernel (one block per tip
+    // or interface), and the blocks resident on the device in a wave; 0 where that kernel does
+    // not run for K (the tips by batched cuBLAS, the reduced blocks by batched getrf).
+    double tips_wave = 0.0, tips_slots = 0.0;
+    double reduced_wave = 0.0, reduced_slots = 0.0;
 };
 
 /// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
@@ -234,7 +239,9 @@ public:
     /// one row of a substitution sweep. Each is the difference of the kernel's time (CUDA
     /// events, median of 3) on partitions of 1280 and of 256 rows of a diagonally dominant band,
     /// over 1024 (2 x 1024 for the sweeps, forward and backward), so launch and ramp costs
-    /// cancel. Measured once per K and precision in a process. Throws std::invalid_argument for
+    /// cancel; the tips' and the reduced blocks' waves are the difference of two waves' and one
+    /// wave's times (no bad pivot: the reduced blocks' V and W are small). Measured once per K
+    /// and precision in a process. Throws std::invalid_argument for
     /// K < 1 or K > 256, kbench::cuda_error on CUDA failures.
     static StepSeconds step_seconds(index_type K);
 

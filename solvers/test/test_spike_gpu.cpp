@@ -163,7 +163,16 @@ TEST(SpikeGpu, StepSecondsOfThePartitionKernels)
         EXPECT_GT(s.solve_row, 0.0) << "K = " << K;
         EXPECT_LT(s.solve_row, 2e-6) << "K = " << K;
     }
-    EXPECT_EQ(SpikeSolver<double>::step_seconds(256).lu_pivot, 0.0);
+    // K = 32: the tips kernel and the reduced blocks' LU kernel, a wave of each.
+    const StepSeconds s32 = SpikeSolver<double>::step_seconds(32);
+    EXPECT_GT(s32.tips_wave, 0.0);
+    EXPECT_GE(s32.tips_slots, 1.0);
+    EXPECT_GT(s32.reduced_wave, 0.0);
+    EXPECT_GE(s32.reduced_slots, 1.0);
+    const StepSeconds s256 = SpikeSolver<double>::step_seconds(256);
+    EXPECT_EQ(s256.lu_pivot, 0.0);
+    EXPECT_EQ(s256.tips_wave, 0.0);     // tips by batched cuBLAS trsm
+    EXPECT_EQ(s256.reduced_wave, 0.0);  // reduced blocks by batched getrf
     EXPECT_GT(SpikeSolver<float>::step_seconds(8).solve_row, 0.0);
     EXPECT_THROW(SpikeSolver<double>::step_seconds(0), std::invalid_argument);
 }

@@ -177,6 +177,8 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
     for (ms::MachineRates* r : {&r64, &r32}) {
         r->lu_step_s = st.lu_pivot;
         r->solve_step_s = st.solve_row;
+        r->tips_wave = {st.tips_wave, st.tips_slots};
+        r->reduced_wave = {st.reduced_wave, st.reduced_slots};
     }
     std::vector<std::pair<ms::Phase, bool>> phases;  // (phase, in the preconditioner's precision)
     const bool blocked = mixed ? sp::SpikeSolver<float>::blocked_lu(K)
@@ -205,8 +207,7 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
     } catch (const std::invalid_argument&) {  // machine figures missing (0): no prediction
         return out;
     }
-    sum.lu_step_s = st.lu_pivot;
-    sum.solve_step_s = st.solve_row;
+    sum.steps = st;
     return sum;
 }
 
@@ -289,8 +290,12 @@ json spike_fields(const Problem& p, const SpikeTimed& t, index_type psize_reques
               {"model_seconds", finite_or_null(m.seconds)},
               {"model_bytes", finite_or_null(m.bytes)},
               {"model_flops", finite_or_null(m.flops)},
-              {"model_lu_pivot_seconds", finite_or_null(m.lu_step_s)},
-              {"model_solve_row_seconds", finite_or_null(m.solve_step_s)}};
+              {"model_lu_pivot_seconds", m.steps.lu_pivot},
+              {"model_solve_row_seconds", m.steps.solve_row},
+              {"model_tips_wave_seconds", m.steps.tips_wave},
+              {"model_tips_wave_blocks", m.steps.tips_slots},
+              {"model_reduced_wave_seconds", m.steps.reduced_wave},
+              {"model_reduced_wave_blocks", m.steps.reduced_slots}};
     if (!r.factor_status.ok())
         e["detail"] = r.factor_status.message();
     else if (!r.solve.detail.empty())

@@ -105,7 +105,10 @@ struct ModelFigures {
                  "(SpikeSolver<T>::step_seconds: a pivot of the LU/UL kernel, a row of a "
                  "substitution sweep; per point: model_lu_pivot_seconds, "
                  "model_solve_row_seconds) or, for the reduced blocks' substitutions, kbench "
-                 "machine's block_step_us per row; thread-block slots = SMs x "
+                 "machine's block_step_us per row; the spike tips and the reduced blocks' LU "
+                 "(one block per tip or interface, fixed size) take at least ceil(blocks / "
+                 "model_*_wave_blocks) waves of model_*_wave_seconds each, measured on those "
+                 "kernels (two waves minus one); thread-block slots = SMs x "
                  "SpikeSolver<T>::resident_blocks_per_sm(K); the LU/UL phase is the blocked "
                  "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K)"}};
     }
@@ -116,9 +119,8 @@ struct ModelOut {
     double bytes = std::numeric_limits<double>::quiet_NaN();
     double flops = std::numeric_limits<double>::quiet_NaN();
     std::map<std::string, double> groups;  // seconds per li2012 Fig. 6 phase
-    // The measured steps of the partition kernels the chains used (SpikeSolver<T>::step_seconds)
-    double lu_step_s = std::numeric_limits<double>::quiet_NaN();
-    double solve_step_s = std::numeric_limits<double>::quiet_NaN();
+    // The measured steps and waves the chains used (SpikeSolver<T>::step_seconds; 0: none)
+    sp::StepSeconds steps;
 };
 
 /// The predicted SPIKE+BiCGStab solve: setup and the 2 x iterations preconditioner applies
