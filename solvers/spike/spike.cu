@@ -96,6 +96,31 @@ __global__ void __launch_bounds__(max_threads)
     rev[e] = (r >= 0 && r < n) ? fac[(2 * P.K - t) + (off + n - 1 - c) * ld] : T(0);
 }
 
+/// The block an LU/UL kernel's thread block factors (band_lu_kernel's doc): blocks 0..p-1 the
+/// LU of partition i in `fac`, blocks p..2p-1 the reversed one in `rev`, with `corner` only its
+/// last 2K rows (`skip` leading columns left out; block p then idles). `a`: its first column in
+/// band storage, `n` its rows, `sc` the bad-pivot scale of its row 0, `sstride` the step to the
+/// next row's scale.
+template <typename T>
+struct LuBlock {
+    T* a = nullptr;
+    const T* sc = nullptr;
+    int n = 0, skip = 0, sstride = 1;
+    bool idle = false;
+    __device__ LuBlock(T* fac, T* rev, const T* scale, const Parts& P, bool corner, int block)
+    {
+        const int part = block % P.p;
+        const bool ul = block >= P.p;
+        idle = ul && corner && part == 0;
+        skip = ul && corner ? P.size(part) - 2 * P.K : 0;
+        const int off = P.offset(part) + skip;
+        n = P.size(part) - skip;
+        a = (ul ? rev : fac) + off * P.ld();
+        sc = scale + (ul ? P.offset(part) + n - 1 : off);
+        sstride = ul ? -1 : 1;
+    }
+};
+
 /// LU without pivoting, one block per partition: blocks 0..p-1 factor A_i in `fac`, blocks
 /// p..2p-1 the reversed blocks in `rev` (the UL of A_i), with `corner` only the bottom-right
 /// 2K x 2K corner of the reversed blocks 1..p-1 (li2012 Sec. 2.2's corner UL; block p idles).
@@ -112,16 +137,12 @@ __global__ void __launch_bounds__(max_threads)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* win = reinterpret_cast<T*>(smem_raw);
-    const int part = blockIdx.x % P.p;
-    const bool ul = blockIdx.x >= P.p;
-    const int K = P.K, tid = threadIdx.x;
-    if (ul && corner && part == 0) return;
-    const int skip = ul && corner ? P.size(part) - 2 * K : 0;  // leading columns not factored
-    const int off = P.offset(part) + skip, n = P.size(part) - skip;
+    const LuBlock<T> blk(fac, rev, scale, P, corner, blockIdx.x);
+    if (blk.idle) return;
+    const int K = P.K, tid = threadIdx.x, skip = blk.skip, n = blk.n, sstride = blk.sstride;
     const std::size_t ld = P.ld();
-    T* a = (ul ? rev : fac) + off * ld;
-    const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
-    const int sstride = ul ? -1 : 1;
+    T* a = blk.a;
+    const T* sc = blk.sc;
     for (std::size_t e = tid; e < (K + 1) * ld; e += blockDim.x)
         if (e / ld < static_cast<std::size_t>(n)) win[e] = a[e];
     __syncthreads();
@@ -222,16 +243,12 @@ __global__ void __launch_bounds__(32)
     T* nrow = ecol + 2 * G * (G + 1);          // [2][G][G]: row k + G, slot = column % G
     T* srow = nrow + 2 * G * G;                // [2][G]: scale of pivot row k
     T* pbuf = srow + 2 * G;                    // [G + 1]: the pivot row by slot, the pivot last
-    const int part = blockIdx.x % P.p;
-    const bool ul = blockIdx.x >= P.p;
-    const int K = P.K, lane = threadIdx.x;
-    if (ul && corner && part == 0) return;
-    const int skip = ul && corner ? P.size(part) - 2 * K : 0;  // leading columns not factored
-    const int off = P.offset(part) + skip, n = P.size(part) - skip;
+    const LuBlock<T> blk(fac, rev, scale, P, corner, blockIdx.x);
+    if (blk.idle) return;
+    const int K = P.K, lane = threadIdx.x, skip = blk.skip, n = blk.n, sstride = blk.sstride;
     const std::size_t ld = P.ld();
-    T* a = (ul ? rev : fac) + off * ld;
-    const T* sc = scale + (ul ? P.offset(part) + n - 1 : off);
-    const int sstride = ul ? -1 : 1;
+    T* a = blk.a;
+    const T* sc = blk.sc;
     // A(r, c) of the block, or 0 outside the band or the block: its address and whether it is.
     auto inside = [&](int r, int c) { return r < n && c < n && r - c <= K && c - r <= K; };
     auto at = [&](int r, int c) { return a + (K + r - c) + static_cast<std::size_t>(c) * ld; };
