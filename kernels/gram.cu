@@ -40,6 +40,7 @@
 #include "kernels/base/nvtx.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
+#include "kernels/packs.cuh"
 
 #include <mma.h>
 
@@ -586,6 +587,90 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
     }
 }
 
+// ---- Narrow W (kw <= 2, W != V): CUDA cores, rows streamed ------------------------------------
+//
+// The one-reduce Arnoldi step's [V_j, u]^T [u, A u] has two columns in W. Stage 1 above pads them
+// to a tile of 8 and stages every chunk in shared memory; on an H200 it read at about half the
+// read bandwidth (GMRES step at n = 1e6). Here block (b, g) of a G x groups grid takes V's
+// columns c0 .. c0 + per - 1 of group g (groups = ceil(kv / narrow_group), per = ceil(kv /
+// groups): balanced) and every row pack p = b * threads + t, p + G * threads, ... (16-byte packs
+// when V and W allow, else single elements; block (0, g) adds the n % width tail). Each thread
+// keeps per x kw sums in registers, in row order, with no shared memory staging and no barrier
+// until the block sum; W is read once per group (from L2 while the groups run together).
+// reduce::block_sum adds the block's threads in a fixed order, and thread 0 writes the block's
+// entries of the partial (layout of stage 1) or, with G == 1, B; gram_finish_kernel is stage 2.
+// G = min(stage1_blocks(n), the blocks the device holds at once / groups).
+constexpr int narrow_group = 8;  // V columns per block of the narrow kernel
+
+template <typename T, int KW, bool Vectorized>
+__global__ void __launch_bounds__(threads)
+    gram_narrow_kernel(std::int64_t n, int kv, int per, const T* __restrict__ V,
+                       std::int64_t ldv, const T* __restrict__ W, std::int64_t ldw,
+                       T* __restrict__ partial, T* __restrict__ B, int ldb)
+{
+    constexpr int L = width<T, Vectorized>;
+    constexpr int P = narrow_group * KW;  // sums per thread: acc[c * narrow_group + j]
+    __shared__ T smem[P * warps];
+    const int c0 = static_cast<int>(blockIdx.y) * per;
+    const int kc = min(per, kv - c0);
+    const T* v0 = V + static_cast<std::int64_t>(c0) * ldv;
+    T acc[P];
+#pragma unroll
+    for (int e = 0; e < P; ++e) acc[e] = T(0);
+
+    const std::int64_t packs = n / L;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * threads;
+    for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+         p < packs; p += stride) {
+        pack<T, L> w[KW];
+#pragma unroll
+        for (int c = 0; c < KW; ++c) w[c] = load_pack<L>(W + c * ldw, p);
+        const T* v = v0;
+#pragma unroll
+        for (int j = 0; j < narrow_group; ++j, v += ldv) {
+            if (j < kc) {
+                const pack<T, L> x = load_pack<L>(v, p);
+#pragma unroll
+                for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x, w[c]);
+            }
+        }
+    }
+    if constexpr (L > 1) {  // the n % L tail, one row per thread of block (0, g)
+        const std::int64_t r = packs * L + threadIdx.x;
+        if (blockIdx.x == 0 && r < n) {
+            pack<T, 1> w[KW];
+#pragma unroll
+            for (int c = 0; c < KW; ++c) w[c] = load_pack<1>(W + c * ldw, r);
+            const T* v = v0;
+#pragma unroll
+            for (int j = 0; j < narrow_group; ++j, v += ldv) {
+                if (j < kc) {
+                    const pack<T, 1> x = load_pack<1>(v, r);
+#pragma unroll
+                    for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x, w[c]);
+                }
+            }
+        }
+    }
+
+    reduce::block_sum<T, P, threads>(acc, smem);
+    if (threadIdx.x != 0) return;
+    const bool direct = gridDim.x == 1;
+#pragma unroll
+    for (int c = 0; c < KW; ++c) {
+#pragma unroll
+        for (int j = 0; j < narrow_group; ++j) {
+            if (j >= kc) continue;
+            const int i = c0 + j;
+            if (direct)
+                B[i + static_cast<std::int64_t>(c) * ldb] = acc[c * narrow_group + j];
+            else
+                partial[static_cast<std::int64_t>(blockIdx.x) * kv * KW + c * kv + i] =
+                    acc[c * narrow_group + j];
+        }
+    }
+}
+
 // ---- Host side ---------------------------------------------------------------------------------
 
 constexpr const char* who = "kbench::blas::gram";
@@ -623,6 +708,30 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
             <<<(entries + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
                stream>>>(
                 static_cast<int>(blocks), kv, kw, partial, B, ldb);
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }
+}
+
+template <typename T, int KW>
+void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T* W,
+                   std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+{
+    const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    const bool vec = aligned(V) && aligned(W) && (ldv * sizeof(T)) % 16 == 0 &&
+                     (ldw * sizeof(T)) % 16 == 0;
+    const auto kernel = vec ? gram_narrow_kernel<T, KW, true> : gram_narrow_kernel<T, KW, false>;
+    const int groups = (kv + narrow_group - 1) / narrow_group;
+    const int per = (kv + groups - 1) / groups;
+    const std::int64_t blocks = std::min<std::int64_t>(
+        stage1_blocks(n),
+        std::max(1, resident_blocks(reinterpret_cast<const void*>(kernel), threads) / groups));
+    kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(groups)), threads, 0,
+             stream>>>(n, kv, per, V, ldv, W, ldw, partial, B, ldb);
+    KBENCH_CUDA_CHECK_LAUNCH();
+    if (blocks > 1) {
+        gram_finish_kernel<T, false>
+            <<<(kv * KW + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
+               stream>>>(static_cast<int>(blocks), kv, KW, partial, B, ldb);
         KBENCH_CUDA_CHECK_LAUNCH();
     }
 }
@@ -731,6 +840,10 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
                 return dispatch_sym_direct(n, kv, V, ldv, B, ldb, partial, stream);
         }
         dispatch<T, true>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    } else if (kw == 1) {
+        launch_narrow<T, 1>(n, kv, V, ldv, W, ldw, B, ldb, partial, stream);
+    } else if (kw == 2) {
+        launch_narrow<T, 2>(n, kv, V, ldv, W, ldw, B, ldb, partial, stream);
     } else {
         dispatch<T, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
     }

@@ -5,7 +5,9 @@
 // * gemv_t_per_column: a grid of exactly k blocks of 1024 threads; block j sums column j of V
 //   times y (thread t takes rows t, t + 1024, ...), reduce::block_sum adds the 1024 sums in a
 //   fixed order and thread 0 writes r[j]. One launch, no workspace (the paper's design).
-// * gemm_rowwise, trsm_right_upper: one thread per row (grid-stride loop, 256-thread blocks;
+// * gemm_rowwise with kw <= 2: each thread takes 4 rows one grid stride apart and streams V's
+//   columns through them (no row held in registers; at most one wave of blocks).
+// * gemm_rowwise with kw > 2, trsm_right_upper: one thread per row (grid-stride loop, 256-thread blocks;
 //   consecutive threads take consecutive rows, so each column access is coalesced). The row
 //   (K = k rounded up to a power of two, K <= 64, registers indexed statically) is read whole
 //   before anything is written, which makes in-place updates safe; the small matrix (B or R) is
@@ -26,6 +28,7 @@
 #include "kernels/divide.cuh"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/base/nvtx.hpp"
 #include "kernels/block_reduce.cuh"
 
@@ -192,16 +195,15 @@ unsigned row_blocks(std::int64_t n)
     return static_cast<unsigned>(std::min(blocks, max_row_blocks));
 }
 
-/// Rows each thread of gemm_rowwise's one-output-column path (kw == 1) loads before it stores
-/// any: enough independent loads in flight to cover the memory latency with one wave of blocks,
-/// within the registers of a row of KV values.
-template <int KV>
-constexpr int rows_per_thread = KV <= 2 ? 4 : (KV <= 8 ? 2 : 1);
+/// Rows each thread of gemm_rowwise_narrow_kernel takes per pass (one grid stride apart): with
+/// the column loop unrolled 4 times, 16 independent loads per thread are in flight.
+constexpr int narrow_rows = 4;
 
 /// Blocks of gemm_rowwise_kernel each SM must hold at once (its register cap). One thread per
 /// row keeps KV values of its row in flight, so the loads in flight per SM are the resident
 /// warps x KV: at KV = 16, 32 (double) the kernel's 108-150 registers let one block (8 warps)
-/// per SM run, about half the read bandwidth (GMRES's fused update, n = 1e6, H200); 2 blocks
+/// per SM run, about half the read bandwidth (GMRES's fused update with kw = 2, n = 1e6, H200,
+/// before it moved to gemm_rowwise_narrow_kernel); 2 blocks
 /// fit in 128 registers (the beta = 0 instance at KV = 32 spills 16 bytes). KV = 64 keeps its
 /// row in 192 registers (no cap).
 template <int KV>
@@ -245,8 +247,7 @@ __global__ void __launch_bounds__(gemv_block_size)
 /// ReadsW], the dot product taken over i = 0 .. kv-1 in order. ReadsW is beta != 0: a template
 /// parameter so that the beta == 0 instance contains no load of W at all. V and W are not
 /// __restrict__: W == V (in place) is allowed, and the whole row is loaded before any store.
-/// With one output column (kw == 1) each thread takes rows_per_thread<KV> rows per pass and
-/// loads them all before it stores any (the launcher sizes the grid for that).
+/// For kw <= 2 the launcher takes gemm_rowwise_narrow_kernel instead.
 template <typename T, int KV, bool ReadsW>
 __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
     gemm_rowwise_kernel(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int64_t ldv,
@@ -261,40 +262,6 @@ __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
 
     const std::int64_t stride = std::int64_t{gridDim.x} * row_block_size;
     const std::int64_t first = std::int64_t{blockIdx.x} * row_block_size + threadIdx.x;
-    if (kw == 1) {
-        // One output column (the Gram-Schmidt update w -= V h, a scaling): R rows, one stride
-        // apart, are loaded (V and, with ReadsW, W) before any is stored, so their loads overlap.
-        // Distinct rows never alias, W == V included.
-        constexpr int R = rows_per_thread<KV>;
-        for (std::int64_t row = first; row < n; row += R * stride) {
-            T v[R][KV];
-            T w[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const std::int64_t at = row + r * stride;
-#pragma unroll
-                for (int i = 0; i < KV; ++i)
-                    v[r][i] = at < n && i < kv ? V[at + i * ldv] : T{0};
-                if constexpr (ReadsW) w[r] = at < n ? W[at] : T{0};
-            }
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const std::int64_t at = row + r * stride;
-                if (at >= n) break;
-                T acc = T{0};
-#pragma unroll
-                for (int i = 0; i < KV; ++i) {
-                    if (i < kv) acc += v[r][i] * Bs[i];
-                }
-                if constexpr (ReadsW) {
-                    W[at] = alpha * acc + beta * w[r];
-                } else {
-                    W[at] = alpha * acc;
-                }
-            }
-        }
-        return;
-    }
     for (std::int64_t row = first; row < n; row += stride) {
         T v[KV];
 #pragma unroll
@@ -311,6 +278,74 @@ __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
                 *w = alpha * acc + beta * *w;
             } else {
                 *w = alpha * acc;
+            }
+        }
+    }
+}
+
+/// W := beta W + alpha V B for kw = KW <= 2 (the Gram-Schmidt updates v -= V h and GMRES's fused
+/// [u, w] := [V_j, u, w] C). The block copies B into shared memory; each thread takes
+/// narrow_rows rows, one grid stride apart, and walks V's columns i = 0 .. kv - 1 once, loading
+/// the column's entries of all its rows (independent loads, unrolled 4 columns deep) and adding
+/// V(row, i) B(i, c) to its kw sums per row in the order of gemm_rowwise_kernel (same bits). No
+/// row of V is held in registers: a thread's loads of its rows all come before its stores, and
+/// no other thread touches those rows, so W may still be columns of V.
+template <typename T, int KW, bool ReadsW>
+__global__ void __launch_bounds__(row_block_size)
+    gemm_rowwise_narrow_kernel(std::int64_t n, int kv, T alpha, const T* V, std::int64_t ldv,
+                               const T* __restrict__ B, int ldb, T beta, T* W, std::int64_t ldw)
+{
+    __shared__ T Bs[KW * max_block_columns];
+    for (int e = static_cast<int>(threadIdx.x); e < kv * KW; e += row_block_size) {
+        const int i = e % kv, c = e / kv;
+        Bs[c * max_block_columns + i] = B[i + std::int64_t{c} * ldb];
+    }
+    __syncthreads();
+
+    constexpr int R = narrow_rows;
+    const std::int64_t stride = std::int64_t{gridDim.x} * row_block_size;
+    for (std::int64_t row = std::int64_t{blockIdx.x} * row_block_size + threadIdx.x; row < n;
+         row += R * stride) {
+        bool in[R];
+        T acc[R][KW];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            in[r] = row + r * stride < n;
+#pragma unroll
+            for (int c = 0; c < KW; ++c) acc[r][c] = T{0};
+        }
+        const T* v = V + row;
+#pragma unroll 4
+        for (int i = 0; i < kv; ++i, v += ldv) {
+            T x[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) x[r] = in[r] ? v[r * stride] : T{0};
+#pragma unroll
+            for (int c = 0; c < KW; ++c) {
+                const T b = Bs[c * max_block_columns + i];
+#pragma unroll
+                for (int r = 0; r < R; ++r) acc[r][c] += x[r] * b;
+            }
+        }
+        T w[R][KW];
+        if constexpr (ReadsW) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+#pragma unroll
+                for (int c = 0; c < KW; ++c) w[r][c] = in[r] ? W[row + r * stride + c * ldw] : T{0};
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (!in[r]) break;
+#pragma unroll
+            for (int c = 0; c < KW; ++c) {
+                T* out = W + row + r * stride + c * ldw;
+                if constexpr (ReadsW) {
+                    *out = alpha * acc[r][c] + beta * w[r][c];
+                } else {
+                    *out = alpha * acc[r][c];
+                }
             }
         }
     }
@@ -508,14 +543,31 @@ void gemm_rowwise(std::int64_t n, int kv, int kw, T alpha, const T* V, std::int6
     KBENCH_NVTX_RANGE("blas::gemm_rowwise");
     checks::check_gemm_rowwise("kbench::blas::gemm_rowwise", n, kv, kw, V, ldv, B, ldb, W, ldw);
     if (n == 0 || kw == 0) return;
+    if (kw <= 2) {
+        const auto launch = [&](auto kernel) {
+            // One wave of blocks at most (grid-stride beyond), each thread narrow_rows rows.
+            const unsigned blocks = std::min<unsigned>(
+                row_blocks((n + narrow_rows - 1) / narrow_rows),
+                static_cast<unsigned>(
+                    resident_blocks(reinterpret_cast<const void*>(kernel), row_block_size)));
+            kernel<<<blocks, row_block_size, 0, stream>>>(n, kv, alpha, V, ldv, B, ldb, beta, W,
+                                                          ldw);
+        };
+        if (kw == 1)
+            beta == T{0} ? launch(gemm_rowwise_narrow_kernel<T, 1, false>)
+                         : launch(gemm_rowwise_narrow_kernel<T, 1, true>);
+        else
+            beta == T{0} ? launch(gemm_rowwise_narrow_kernel<T, 2, false>)
+                         : launch(gemm_rowwise_narrow_kernel<T, 2, true>);
+        KBENCH_CUDA_CHECK_LAUNCH();
+        return;
+    }
     with_padded_columns(kv, [&](auto padded) {
         constexpr int KV = decltype(padded)::value;
         const auto kernel = beta == T{0} ? gemm_rowwise_kernel<T, KV, false>
                                          : gemm_rowwise_kernel<T, KV, true>;
-        constexpr int R = rows_per_thread<KV>;
-        const unsigned blocks = kw == 1 ? row_blocks((n + R - 1) / R) : row_blocks(n);
-        kernel<<<blocks, row_block_size, 0, stream>>>(n, kv, kw, alpha, V, ldv, B, ldb, beta, W,
-                                                      ldw);
+        kernel<<<row_blocks(n), row_block_size, 0, stream>>>(n, kv, kw, alpha, V, ldv, B, ldb,
+                                                             beta, W, ldw);
     });
     KBENCH_CUDA_CHECK_LAUNCH();
 }

@@ -105,7 +105,10 @@ const Shape shapes[] = {{0, 3, 2},     {1, 1, 1},      {100, 3, 5},   {512, 8, 8
                         {20011, 64, 64}, {20011, 64, 7}, {20011, 17, 33},
                         // W of at most 8 columns under a wider V (padded apart): the one-reduce
                         // Arnoldi step's [u, A u] against the basis.
-                        {100003, 31, 2}, {4097, 40, 1}, {513, 13, 8}, {20011, 9, 2}};
+                        {100003, 31, 2}, {4097, 40, 1}, {513, 13, 8}, {20011, 9, 2},
+                        // kw <= 2 (the narrow kernel): n even makes ld = n + 3 odd, its scalar
+                        // loads; n odd its 16-byte loads and the one-row tail.
+                        {100002, 31, 2}, {20010, 17, 1}, {4097, 64, 2}, {1000, 1, 2}};
 
 TEST(GramGpu, DyadicDataMatchesTheReferenceBitForBit)
 {

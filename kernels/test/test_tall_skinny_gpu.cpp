@@ -39,10 +39,12 @@ namespace {
 
 const std::int64_t sizes[] = {0, 1, 31, 1000, 100003};
 const int widths[] = {1, 3, 8, 30, 64};
-/// (kv, kw) pairs of the two-shape tests: the square ones and a few mixed; kw = 1 with every
-/// rows_per_thread of gemm_rowwise (4: kv <= 2, 2: kv <= 8, 1 beyond).
+/// (kv, kw) pairs of the two-shape tests: the square ones and a few mixed; kw = 1 and 2 (the
+/// narrow gemm_rowwise kernel, its column loop unrolled 4 deep) with kv below, at and past a
+/// multiple of 4.
 const std::pair<int, int> shapes[] = {{1, 1},  {3, 3},  {8, 8},  {30, 30}, {64, 64}, {1, 64},
-                                      {64, 1}, {3, 30}, {2, 1},  {5, 1},   {16, 1}};
+                                      {64, 1}, {3, 30}, {2, 1},  {5, 1},   {16, 1},  {17, 2},
+                                      {64, 2}, {1, 2}};
 
 template <typename T>
 const T sentinel = T(-7.75);
