@@ -45,7 +45,7 @@ import kbench_results  # noqa: E402
 import render  # noqa: E402
 import results_readme  # noqa: E402
 from model_point import ModelPoint  # noqa: E402
-from report import fmt, fmt_pct, markdown_table  # noqa: E402
+from report import NA, fmt, fmt_pct, markdown_table  # noqa: E402
 
 TARGET_ERROR = 0.15  # the project's target: a model within 15 % of the measurement
 GOAL_MEDIAN = 0.10   # issue 31: median |model / measured - 1| at most 10 % ...
@@ -99,8 +99,9 @@ def collect(root: str, declared: Optional[Dict[str, object]] = None) -> List[Sco
             points = fn(kbench_results.load(path))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{path}: {e}") from e
-        out += [Scored(gpu, point_name(item, p.point), p) for p in points
-                if p.ratio == p.ratio]  # NaN ratio: no usable pair
+        # A NaN ratio is no usable pair; it is kept so that summarise can report a model whose
+        # stored points all lack a value (e.g. results written before a measured field).
+        out += [Scored(gpu, point_name(item, p.point), p) for p in points]
     return out
 
 
@@ -116,14 +117,21 @@ class Summary(NamedTuple):
 
 
 def summarise(points: Sequence[Scored]) -> List[Summary]:
-    """One Summary per (model, GPU), sorted by model then GPU; the worst point is the first in
-    name order among equal errors."""
+    """One Summary per (model, GPU), sorted by model then GPU, over the points with a usable
+    pair (model and measured values, measured > 0); the worst point is the first in name order
+    among equal errors. A (model, GPU) whose points have no usable pair gets a Summary of count
+    0 (its errors NaN): goal() calls it untested."""
     groups: Dict[Tuple[str, str], List[Scored]] = {}
     for s in points:
         groups.setdefault((s.point.model, s.gpu), []).append(s)
     out = []
     for (model, gpu), group in sorted(groups.items()):
-        group = sorted(group, key=lambda s: s.name)
+        group = sorted((s for s in group if s.point.ratio == s.point.ratio),
+                       key=lambda s: s.name)
+        if not group:
+            nan = float("nan")
+            out.append(Summary(model, gpu, 0, nan, nan, "", nan, nan))
+            continue
         errors = [abs(s.point.ratio - 1.0) for s in group]
         worst = max(range(len(group)), key=lambda i: (errors[i], -i))
         out.append(Summary(model, gpu, len(group), statistics.median(errors), errors[worst],
@@ -133,6 +141,8 @@ def summarise(points: Sequence[Scored]) -> List[Summary]:
 
 
 def goal(s: Summary) -> str:
+    if s.count == 0:
+        return "untested (no stored point has both values)"
     return "met" if s.median_error <= GOAL_MEDIAN and s.worst_error <= GOAL_WORST else "not met"
 
 
@@ -149,7 +159,8 @@ def markdown(summaries: Sequence[Summary]) -> str:
     if not summaries:
         return text + "No model points in the stored results.\n"
     rows = [[s.model, s.gpu, str(s.count), fmt_pct(s.median_error), fmt_pct(s.worst_error),
-             f"{s.worst_name} ({fmt(s.worst_ratio)})", fmt_pct(s.within), goal(s)]
+             f"{s.worst_name} ({fmt(s.worst_ratio)})" if s.count else NA, fmt_pct(s.within),
+             goal(s)]
             for s in summaries]
     return text + markdown_table(["model", "GPU", "points", "median error", "largest error",
                                   "worst point (model / measured)",

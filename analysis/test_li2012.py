@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import unittest
 from typing import Any, Dict
@@ -27,6 +28,7 @@ from testutil import HERE, PNG_SIGNATURE, RenderTestCase, header_cells, section,
 import render  # noqa: E402
 from studies import li2012 as study  # noqa: E402
 from studies import li2012_times  # noqa: E402
+import kbench_results  # noqa: E402
 
 SYNTHETIC_LI2012 = os.path.join(HERE, "testdata", "synthetic_li2012.json")
 IDS = ["li2012/table1", "li2012/table3", "li2012/fig4", "li2012/fig5", "li2012/fig6",
@@ -244,21 +246,31 @@ class MixedTest(Li2012TestCase):
         md = self.render(self.li, "li2012/mixed")
         self.assertEqual(header_cells(md, "N"), [
             "N", "K", "d", "signs", "psize (double / mixed)", "double ms", "mixed ms", "speedup",
-            "iterations (double / mixed)", "model speedup", "status"])
-        # the first 100,000 row: random signs (the entry has no "signs")
+            "speedup on the device", "iterations (double / mixed)", "model speedup", "status"])
+        # the first 100,000 row: random signs (the entry has no "signs"); on the device:
+        # (10 - 2) / (8 - 1) ms
         self.assertEqual(table_row(md, "100,000"), [
-            "100,000", "32", "1", "random", "2,048 / 4,096", "10.0", "8.00", "1.25", "5 / 6",
-            "1.29", "converged / converged"])
+            "100,000", "32", "1", "random", "2,048 / 4,096", "10.0", "8.00", "1.25", "1.14",
+            "5 / 6", "1.29", "converged / converged"])
         m_matrix = [[c.strip() for c in l.strip().strip("|").split("|")]
                     for l in md.splitlines() if "| negative |" in l]
         self.assertEqual(m_matrix, [[
             "100,000", "32", "1.001", "negative", "3,200 / 3,200", "80.0", "50.0", "1.60",
-            "20 / 22", "1.30", "converged / converged"]])
+            "n/a", "20 / 22", "1.30", "converged / converged"]])
         self.assertEqual(table_row(md, "400,000")[7:], [
-            "n/a", "5 / 1000", "1.25", "converged / max_iterations"])
+            "n/a", "n/a", "5 / 1000", "1.25", "converged / max_iterations"])
         # geometric mean of 1.25, 40/35 and 1.6
         self.assertIn("Mixed over double: 1.14 to 1.60, geometric mean 1.32, over 3 points "
                       "(li2012: 1.15 to 1.25).", md)
+
+    def test_model_points_compare_the_device_speedup(self):
+        # The model counts the device's work, so its points take the speedup without the band's
+        # copies; entries written before device_speedup give no measured value.
+        pts = li2012_times.mixed_model_points(kbench_results.load(self.write(self.li)))
+        self.assertEqual(len(pts), 4)
+        self.assertAlmostEqual(pts[0].predicted, 0.009 / 0.007)
+        self.assertAlmostEqual(pts[0].measured, 8.0 / 7.0)
+        self.assertTrue(all(math.isnan(p.measured) for p in pts[1:]))
 
 
 class CommonTest(Li2012TestCase):

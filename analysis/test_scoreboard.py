@@ -106,6 +106,19 @@ class ScoreboardTest(ResultsTreeTestCase):
         self.assertEqual(self.read(), before)
         self.assertEqual(os.stat(self.out).st_mtime_ns, 1)
 
+    def test_model_without_usable_points_is_untested(self) -> None:
+        # GPU_C's only table2 entry has a model but no measured time (as results written before
+        # a measured field): a row of 0 points, called untested, not left out.
+        self.put("GPU_C", "zianekhodja2014/table2", doc([
+            {"item": "table2", "name": "table2/m1/natural+compressed/gpu/host_staged/P=1",
+             "device": "gpu", "model": {"total": 4.0}}]))
+        rc, _ = self.run_main()
+        self.assertEqual(rc, 0)
+        md = self.read()
+        self.assertIn("| " + " | ".join(
+            [GMRES, "GPU_C", "0", "n/a", "n/a", "n/a", "n/a",
+             "untested (no stored point has both values)"]) + " |", md)
+
     def test_variant_item_uses_its_base_id(self) -> None:
         declared = scoreboard.model_points_by_id()
         self.assertIs(scoreboard.points_function(declared, "anzt2015", "table3-spmv-stress"),

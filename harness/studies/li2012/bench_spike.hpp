@@ -75,8 +75,11 @@
 //   "psize_double", "psize_mixed", "partitions_double", "partitions_mixed", "seconds_double",
 //   "seconds_mixed", "factor_seconds_double", "factor_seconds_mixed", "iterations_double",
 //   "iterations_mixed", "status_double", "status_mixed", "true_residual_double",
-//   "true_residual_mixed", "speedup" (seconds_double / seconds_mixed, null unless both
-//   converged), "model_seconds_double", "model_seconds_mixed", "model_speedup", "repetitions"}.
+//   "true_residual_mixed", "transfer_seconds_double", "transfer_seconds_mixed" (the copy of the
+//   band to the GPU, inside seconds_*), "speedup" (seconds_double / seconds_mixed, null unless
+//   both converged), "device_speedup" (the same without the copies: what the model counts; absent
+//   in results written before it), "model_seconds_double", "model_seconds_mixed",
+//   "model_speedup", "repetitions"}.
 // context.kbench.li2012: {"tolerance", "norm": "inf", "rhs_seed", "matrix_seed", "d",
 //   "max_iterations", "repetitions_cap", "point_budget_seconds", "cpu_point_budget_seconds",
 //   "cpu_series_budget_seconds", "baselines": {"dgbsv", "spike_cpu", "cudss"} (built or why

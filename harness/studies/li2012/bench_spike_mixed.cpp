@@ -88,8 +88,14 @@ json run_spike_mixed_study(const StudyRun& run)
                   {"status_mixed", status_of(tm.result)},
                   {"true_residual_double", finite_or_null(td.result.solve.true_residual)},
                   {"true_residual_mixed", finite_or_null(tm.result.solve.true_residual)},
+                  {"transfer_seconds_double", finite_or_null(td.transfer_seconds)},
+                  {"transfer_seconds_mixed", finite_or_null(tm.transfer_seconds)},
                   {"speedup", both && tm.seconds > 0 ? json(td.seconds / tm.seconds)
                                                      : json(nullptr)},
+                  {"device_speedup", both && tm.seconds > tm.transfer_seconds
+                                         ? finite_or_null((td.seconds - td.transfer_seconds) /
+                                                          (tm.seconds - tm.transfer_seconds))
+                                         : json(nullptr)},
                   {"model_seconds_double", finite_or_null(md.seconds)},
                   {"model_seconds_mixed", finite_or_null(mm.seconds)},
                   {"model_speedup", finite_or_null(md.seconds / mm.seconds)},
