@@ -494,7 +494,7 @@ struct MachineRates {
         double seconds = 0.0;
         double slots = 0.0;
     };
-    Wave tips_wave, reduced_wave;
+    Wave tips_wave{}, reduced_wave{};
 };
 
 /// Seconds of one step of kind `c` at rates `m` (see MachineRates); 0 for the block kinds,
