@@ -145,8 +145,12 @@ TEST(SpikePhases, BlockedLuIsOneBatchedPhase)
             EXPECT_DOUBLE_EQ(ph.launches, sm::blocked_lu_launches(400, 2));  // the last's steps
             EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);  // whole-GPU batched calls
         }
-        if (ph.name == "ul_top") EXPECT_DOUBLE_EQ(ph.launches, 0.0);  // inside the LU's calls
-        if (ph.name == "spike_tips") EXPECT_DOUBLE_EQ(ph.launches, 4.0);  // rhs, 2 trsm, reversal
+        if (ph.name == "ul_top") {
+            EXPECT_DOUBLE_EQ(ph.launches, 0.0);  // inside the LU's calls
+        }
+        if (ph.name == "spike_tips") {
+            EXPECT_DOUBLE_EQ(ph.launches, 4.0);  // rhs, 2 trsm, reversal
+        }
         if (ph.name == "reduced_factor") {
             EXPECT_DOUBLE_EQ(ph.launches, 3.0);  // build, batched getrf, pivot check
             EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);
@@ -269,7 +273,9 @@ TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
             EXPECT_DOUBLE_EQ(ph.chain_steps, 2.0 * 4);  // 2K rows, both ways
             EXPECT_DOUBLE_EQ(ph.waves, 1.0);            // 2 interfaces
         }
-        if (ph.name == "coupling") EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+        if (ph.name == "coupling") {
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+        }
     }
     for (const auto& ph : sm::setup_phases(s, 8, 2, true))  // batched cuBLAS: no chain
         EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
