@@ -98,7 +98,11 @@ TEST(PartitionFile, CacheNameDependsOnTheFilesNameAndSizeNotItsDirectory)
     fs::create_directories(d.path / "a");
     fs::create_directories(d.path / "b");
     for (const char* dir : {"a", "b"}) std::ofstream(d.path / dir / "m.mtx") << "12345";
-    MatrixEntry e{"m_band", "replicate", (d.path / "a" / "m.mtx").string(), "", R"({"x": 1})"};
+    MatrixEntry e;
+    e.name = "m_band";
+    e.source = "replicate";
+    e.file = (d.path / "a" / "m.mtx").string();
+    e.study = R"({"x": 1})";
     const std::string name = partition_cache_name(e, 0);
     EXPECT_EQ(name.rfind("m_band-", 0), 0u) << name;
     MatrixEntry moved = e;
