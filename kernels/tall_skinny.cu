@@ -198,8 +198,8 @@ unsigned row_blocks(std::int64_t n)
 /// Rows each thread of gemm_rowwise_narrow_kernel takes per pass (one grid stride apart), and
 /// the unroll of its column loop: narrow_rows x narrow_unroll<KW> independent loads per thread in
 /// flight. Measured on an H200 (double, n = 1e6 and 1e7, kv = 2..64, against 2 and 8 rows and
-/// unrolls of 4 and 8): 4 rows, unrolled 8 deep for kw = 1 (4.0-4.4 TB/s for kv >= 17) and 4
-/// deep for kw = 2 (3.6-4.3 TB/s), at or above cuBLAS dgemv / dgemm on every shape.
+/// unrolls of 4 and 8): 4 rows, unrolled 8 deep for kw = 1 (3.8-4.4 TB/s for kv >= 17) and 4
+/// deep for kw = 2 (3.4-4.3 TB/s for kv >= 8), at or above cuBLAS dgemv / dgemm on every shape.
 constexpr int narrow_rows = 4;
 template <int KW>
 inline constexpr int narrow_unroll = KW == 1 ? 8 : 4;
