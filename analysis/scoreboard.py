@@ -10,7 +10,8 @@ declares the id <study>/<item> in its MODEL_POINTS dict for its points (analysis
 the pairs the renderer of that id compares, read with the renderer's helpers. An item named
 <item>-<variant> (e.g. anzt2015/table3-spmv-stress) takes the points of <study>/<item>. A file
 whose id declares no model points adds nothing; a point whose model or measured value is
-missing (or the measured one not positive) is left out.
+missing (or the measured one not positive) counts for no error, and a (model, GPU) with no other
+point is listed with 0 points as untested.
 
 Per (model, GPU) the table gives the number of points, the median and the largest
 |model / measured - 1|, the worst point with its ratio, the share of points within
@@ -83,8 +84,9 @@ def point_name(item: str, point: str) -> str:
 
 
 def collect(root: str, declared: Optional[Dict[str, object]] = None) -> List[Scored]:
-    """Every usable point under `root`, in path order. Raises ValueError naming the file when
-    one cannot be read or its points cannot be computed."""
+    """Every point under `root`, in path order, those without a usable pair included (summarise
+    leaves them out of the errors). Raises ValueError naming the file when one cannot be read or
+    its points cannot be computed."""
     declared = model_points_by_id() if declared is None else declared
     out: List[Scored] = []
     for path in sorted(glob.glob(os.path.join(root, "*", "*", "*", "results.json"))):
