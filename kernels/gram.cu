@@ -28,8 +28,7 @@
 // partial[b][j * kv + i]. Stage 2 (G > 1): one warp per entry sums the G partials (lane l
 // takes blocks l, l + 32, ... in order, then a fixed butterfly) and writes B (both triangles
 // for W == V). With G == 1 (n <= 512) stage 1 writes B.
-// G = ceil(n / 512), at most 512 and at most the blocks the SMs hold at once (one wave; for the
-// narrow double V^T W, 3 per SM by a register cap).
+// G = ceil(n / 512), at most 512 and at most the blocks the SMs hold at once (one wave).
 // Double V^T V on sm_80 and newer takes a faster path without shared-memory staging (see
 // "Symmetric double product" below), and a W of at most 2 columns (W != V; the one-reduce
 // Arnoldi step's [u, A u]) a CUDA-core kernel with the rows streamed (see "Narrow W"); the
@@ -204,15 +203,6 @@ struct Plan {
     }
 };
 
-/// Blocks of gram_partial_kernel each SM must hold at once (its register cap): 3 for the double
-/// V^T W of 32 + 8 padded columns (the one-reduce Arnoldi step's product from its 9th basis
-/// vector on, whose 104 registers otherwise let 2 blocks, 16 warps, per SM keep too few loads in
-/// flight: 50 % of the read bandwidth on an H200 at n = 1e6; at 80 registers it spills 36
-/// bytes), else no cap (the narrower paddings spill 72-348 bytes at 3).
-template <typename T, int KPV, int KPW, bool Sym>
-inline constexpr int min_blocks_per_sm =
-    std::is_same_v<T, double> && !Sym && KPV == 32 && KPW == 8 ? 3 : 1;
-
 /// Values per thread of a chunk of Chunk<KP>::rows rows and KX columns.
 template <int KP, int KX>
 inline constexpr int chunk_share = Chunk<KP>::rows * KX / threads;
@@ -250,7 +240,7 @@ __device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
 /// shared memory: KPV * S elements for V, KPW * S more for W unless Sym. Writes
 /// partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
 template <typename T, int KPV, int KPW, bool Sym>
-__global__ void __launch_bounds__(threads, min_blocks_per_sm<T, KPV, KPW, Sym>)
+__global__ void __launch_bounds__(threads, 1)
     gram_partial_kernel(std::int64_t n, std::int64_t rows_per_block, int kv,
                         const T* __restrict__ V, std::int64_t ldv, int kw,
                         const T* __restrict__ W, std::int64_t ldw, T* __restrict__ partial,
