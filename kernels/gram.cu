@@ -714,8 +714,7 @@ template <typename T, int KW>
 void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T* W,
                    std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
-    const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-    const bool vec = aligned(V) && aligned(W) && (ldv * sizeof(T)) % 16 == 0 &&
+    const bool vec = aligned16(V) && aligned16(W) && (ldv * sizeof(T)) % 16 == 0 &&
                      (ldw * sizeof(T)) % 16 == 0;
     const auto kernel = vec ? gram_narrow_kernel<T, KW, true> : gram_narrow_kernel<T, KW, false>;
     const int groups = (kv + narrow_group - 1) / narrow_group;
