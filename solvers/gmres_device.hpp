@@ -72,7 +72,6 @@ public:
         dC_ = device_buffer<T>(2 * (m + 3));
         dflag_ = device_buffer<int>(1);
         hh_.emplace(m * (m + 2));
-        hflag_.emplace(m);
         done_.resize(m);
     }
 
@@ -329,7 +328,7 @@ private:
         if (j + 2 <= m_ && next_ == j + 1) enqueue_lowsync_step(j + 1, apply);
         done_[j].synchronize();
         const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
-        if ((*hflag_)[j] == 0) {
+        if ((*hh_)[at + m_ + 1] == T(0)) {  // the flag after step j
             for (int i = 0; i <= j + 1; ++i) h[i] = (*hh_)[at + i];
             return;
         }
@@ -378,9 +377,7 @@ private:
                                      dh_.data() + at, dC_.data(), stream_);
         update_from_basis(kv + kw - 1, kw, dC_.data());
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(hh_->data() + at, dh_.data() + at,
-                                          sizeof(T) * (j + 2), cudaMemcpyDeviceToHost, stream_));
-        KBENCH_CUDA_CHECK(cudaMemcpyAsync(hflag_->data() + j, dflag_.data(), sizeof(int),
-                                          cudaMemcpyDeviceToHost, stream_));
+                                          sizeof(T) * (m_ + 2), cudaMemcpyDeviceToHost, stream_));
         done_[j].record(stream_);
         next_ = j + 1;
     }
@@ -446,11 +443,10 @@ private:
     // cgs2_lowsync without a host round trip (pipelined_lowsync; allocated for it only).
     device_buffer<T> lstate_;          // lowsync_'s state on the device (c, then H)
     device_buffer<T> ghist_;           // G of step j at j * gstride()
-    device_buffer<T> dh_;              // column j of H at j * (m + 2)
+    device_buffer<T> dh_;              // column j of H at j * (m + 2), the flag at its end
     device_buffer<T> dC_;              // the update's coefficients, 2 (m + 3)
     device_buffer<int> dflag_;         // 0, or 1 + the first step the host must take
     std::optional<pinned_array<T>> hh_;       // host copies of dh_
-    std::optional<pinned_array<int>> hflag_;  // the flag after step j
     std::vector<cuda_event> done_;            // step j's copies are done
     int next_ = 0;                            // first step of the cycle not yet enqueued
 };

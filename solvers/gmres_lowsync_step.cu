@@ -49,6 +49,7 @@ __global__ void __launch_bounds__(threads)
         }
     }
     __syncthreads();
+    if (t == 0) h[m + 1] = static_cast<T>(*flag);
     const int rows = ahead ? kc : kv;
     if (!s_fast) {  // the identity on the updated columns
         for (int i = t; i < rows; i += threads) {
