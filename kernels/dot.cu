@@ -135,8 +135,6 @@ unsigned row_blocks(const void* kernel, std::int64_t n, int chunks)
     return static_cast<unsigned>(std::min(dot_max_blocks(n), fill));
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 // ---- Device helpers -------------------------------------------------------------------------
 
 /// v[slot] for a run-time slot <= max_slot, without indexing registers at run time (which would

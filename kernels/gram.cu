@@ -5,9 +5,8 @@
 // multiple of the chunk height R). It walks its rows in chunks of R rows: the chunk of V (and of
 // W) is staged in shared memory column by column (column c at smem[c * S], S = R + 4 so that
 // every 8 x 4 tile starts 32-byte aligned and neighbouring columns fall in other banks), zero
-// padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw; a W of at most 8 columns, as the
-// one-reduce Arnoldi step's [u, A u], only to 8, so that V's tile rows take one tile each and
-// W's chunk is R x 8) and to whole chunks. R = 4096 / KP (64 for KP = 48, KP of V), so a chunk
+// padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw; a W of 3 to 8 columns only to 8, so
+// that V's tile rows take one tile each and W's chunk is R x 8) and to whole chunks. R = 4096 / KP (64 for KP = 48, KP of V), so a chunk
 // of V is 32 KiB of doubles whatever KP and each thread loads 16 values of it (12 for KP = 48):
 // enough loads in flight for narrow blocks too. While the warps multiply one
 // chunk, every thread already holds its share of the next chunk in registers, so loads stay in
@@ -29,10 +28,11 @@
 // partial[b][j * kv + i]. Stage 2 (G > 1): one warp per entry sums the G partials (lane l
 // takes blocks l, l + 32, ... in order, then a fixed butterfly) and writes B (both triangles
 // for W == V). With G == 1 (n <= 512) stage 1 writes B.
-// G = ceil(n / 512), at most 512 and at most the blocks the SMs hold at once (one wave; for the
-// narrow double V^T W, 3 per SM by a register cap).
+// G = ceil(n / 512), at most 512 and at most the blocks the SMs hold at once (one wave).
 // Double V^T V on sm_80 and newer takes a faster path without shared-memory staging (see
-// "Symmetric double product" below); the kernel above serves W != V, float and older GPUs.
+// "Symmetric double product" below), and a W of at most 2 columns (W != V; the one-reduce
+// Arnoldi step's [u, A u]) a CUDA-core kernel with the rows streamed (see "Narrow W"); the
+// kernel above serves the other W != V products, float V^T V and older GPUs.
 // Every sum runs in an order fixed by n and the shapes: the result is deterministic.
 #include "kernels/tall_skinny.hpp"
 
@@ -203,15 +203,6 @@ struct Plan {
     }
 };
 
-/// Blocks of gram_partial_kernel each SM must hold at once (its register cap): 3 for the double
-/// V^T W of 32 + 8 padded columns (the one-reduce Arnoldi step's product from its 9th basis
-/// vector on, whose 104 registers otherwise let 2 blocks, 16 warps, per SM keep too few loads in
-/// flight: 50 % of the read bandwidth on an H200 at n = 1e6; at 80 registers it spills 36
-/// bytes), else no cap (the narrower paddings spill 72-348 bytes at 3).
-template <typename T, int KPV, int KPW, bool Sym>
-inline constexpr int min_blocks_per_sm =
-    std::is_same_v<T, double> && !Sym && KPV == 32 && KPW == 8 ? 3 : 1;
-
 /// Values per thread of a chunk of Chunk<KP>::rows rows and KX columns.
 template <int KP, int KX>
 inline constexpr int chunk_share = Chunk<KP>::rows * KX / threads;
@@ -249,7 +240,7 @@ __device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
 /// shared memory: KPV * S elements for V, KPW * S more for W unless Sym. Writes
 /// partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
 template <typename T, int KPV, int KPW, bool Sym>
-__global__ void __launch_bounds__(threads, min_blocks_per_sm<T, KPV, KPW, Sym>)
+__global__ void __launch_bounds__(threads, 1)
     gram_partial_kernel(std::int64_t n, std::int64_t rows_per_block, int kv,
                         const T* __restrict__ V, std::int64_t ldv, int kw,
                         const T* __restrict__ W, std::int64_t ldw, T* __restrict__ partial,
@@ -680,6 +671,20 @@ constexpr const char* who = "kbench::blas::gram";
     throw std::invalid_argument(std::string{fn} + ": " + what);
 }
 
+/// Stage 2 after a stage 1 of `blocks` blocks: gram_finish_kernel sums the partials into B (one
+/// warp per entry); nothing when stage 1 had one block (it wrote B itself).
+template <typename T, bool Sym>
+void finish(std::int64_t blocks, int kv, int kw, const T* partial, T* B, int ldb,
+            cudaStream_t stream)
+{
+    if (blocks <= 1) return;
+    constexpr int entries_per_block = finish_threads / 32;
+    gram_finish_kernel<T, Sym><<<(kv * kw + entries_per_block - 1) / entries_per_block,
+                                 finish_threads, 0, stream>>>(static_cast<int>(blocks), kv, kw,
+                                                              partial, B, ldb);
+    KBENCH_CUDA_CHECK_LAUNCH();
+}
+
 template <typename T, int KPV, int KPW, bool Sym>
 void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
             std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
@@ -702,22 +707,14 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
         n, rows_per_block, kv, V, ldv, kw, W, ldw, partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    if (blocks > 1) {
-        const int entries = kv * kw;
-        gram_finish_kernel<T, Sym>
-            <<<(entries + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
-               stream>>>(
-                static_cast<int>(blocks), kv, kw, partial, B, ldb);
-        KBENCH_CUDA_CHECK_LAUNCH();
-    }
+    finish<T, Sym>(blocks, kv, kw, partial, B, ldb, stream);
 }
 
 template <typename T, int KW>
 void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T* W,
                    std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
 {
-    const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-    const bool vec = aligned(V) && aligned(W) && (ldv * sizeof(T)) % 16 == 0 &&
+    const bool vec = aligned16(V) && aligned16(W) && (ldv * sizeof(T)) % 16 == 0 &&
                      (ldw * sizeof(T)) % 16 == 0;
     const auto kernel = vec ? gram_narrow_kernel<T, KW, true> : gram_narrow_kernel<T, KW, false>;
     const int groups = (kv + narrow_group - 1) / narrow_group;
@@ -728,12 +725,7 @@ void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T
     kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(groups)), threads, 0,
              stream>>>(n, kv, per, V, ldv, W, ldw, partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    if (blocks > 1) {
-        gram_finish_kernel<T, false>
-            <<<(kv * KW + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
-               stream>>>(static_cast<int>(blocks), kv, KW, partial, B, ldb);
-        KBENCH_CUDA_CHECK_LAUNCH();
-    }
+    finish<T, false>(blocks, kv, KW, partial, B, ldb, stream);
 }
 
 template <int TI>
@@ -747,12 +739,7 @@ void launch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, 
         stage1_blocks(n), resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem));
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(n, k, V, ld, partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    if (blocks > 1) {
-        gram_finish_kernel<double, true>
-            <<<(k * k + finish_threads / 32 - 1) / (finish_threads / 32), finish_threads, 0,
-               stream>>>(static_cast<int>(blocks), k, k, partial, B, ldb);
-        KBENCH_CUDA_CHECK_LAUNCH();
-    }
+    finish<double, true>(blocks, k, k, partial, B, ldb, stream);
 }
 
 void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B,

@@ -9,6 +9,9 @@
 
 namespace kbench::blas {
 
+/// Whether p allows 16-byte pack loads (host side: the launchers' choice of packs).
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 /// W consecutive elements held in registers.
 template <typename T, int W>
 struct pack {

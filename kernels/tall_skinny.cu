@@ -246,6 +246,19 @@ __global__ void __launch_bounds__(gemv_block_size)
     if (threadIdx.x == 0) r[blockIdx.x] = acc[0];
 }
 
+/// Copies the kv x kw device matrix B (leading dimension ldb) into shared memory, column c at
+/// Bs + c * lds, with the whole block, and synchronizes the block.
+template <typename T>
+__device__ __forceinline__ void stage_coefficients(T* Bs, int lds, const T* __restrict__ B, int ldb,
+                                                   int kv, int kw)
+{
+    for (int e = static_cast<int>(threadIdx.x); e < kv * kw; e += row_block_size) {
+        const int i = e % kv, c = e / kv;
+        Bs[c * lds + i] = B[i + std::int64_t{c} * ldb];
+    }
+    __syncthreads();
+}
+
 /// Grid-stride over rows, row_block_size threads per block, KV >= kv. The block first copies B
 /// into shared memory (Bs[c * KV + i] = B(i, c)). Each thread then loads its row v of V
 /// (kv registers), and for c < kw writes W(row, c) = alpha (v . B(:, c)) [+ beta W(row, c) when
@@ -259,11 +272,7 @@ __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
                         const T* __restrict__ B, int ldb, T beta, T* W, std::int64_t ldw)
 {
     __shared__ T Bs[KV * max_block_columns];
-    for (int e = static_cast<int>(threadIdx.x); e < kv * kw; e += row_block_size) {
-        const int i = e % kv, c = e / kv;
-        Bs[c * KV + i] = B[i + std::int64_t{c} * ldb];
-    }
-    __syncthreads();
+    stage_coefficients(Bs, KV, B, ldb, kv, kw);
 
     const std::int64_t stride = std::int64_t{gridDim.x} * row_block_size;
     const std::int64_t first = std::int64_t{blockIdx.x} * row_block_size + threadIdx.x;
@@ -301,11 +310,7 @@ __global__ void __launch_bounds__(row_block_size)
                                const T* __restrict__ B, int ldb, T beta, T* W, std::int64_t ldw)
 {
     __shared__ T Bs[KW * max_block_columns];
-    for (int e = static_cast<int>(threadIdx.x); e < kv * KW; e += row_block_size) {
-        const int i = e % kv, c = e / kv;
-        Bs[c * max_block_columns + i] = B[i + std::int64_t{c} * ldb];
-    }
-    __syncthreads();
+    stage_coefficients(Bs, max_block_columns, B, ldb, kv, KW);
 
     constexpr int R = narrow_rows;
     const std::int64_t stride = std::int64_t{gridDim.x} * row_block_size;

@@ -52,8 +52,8 @@ void gemv_t_per_column(std::int64_t n, int k, const T* V, std::int64_t ld, const
 
 /// W := beta * W + alpha * V * B, where V is n x kv (ldv), B is kv x kw (ldb >= kv, device) and
 /// W is n x kw (ldw); 0 <= kv, kw <= max_block_columns (kv == 0: W := beta W). Each row of W
-/// depends only on the same row of V, and a thread loads its whole row of V before it stores
-/// any of W's, so W may be columns of V with the same leading dimension: W == V (in place,
+/// depends only on the same row of V, and the thread that owns a row loads all of that row of V
+/// before it stores any of W's, so W may be columns of V with the same leading dimension: W == V (in place,
 /// kv == kw, ldw == ldv), e.g. V := V Q, or W = V + c ldv (c + kw <= kv), e.g. GMRES's fused
 /// [u, w] := [V_j, u, w] C (solvers/gmres_device.hpp). Any other overlap of W with V or B is not. beta == 0 does not read W. Cases:
 /// v -= V r (kw = 1, alpha = -1, beta = 1), V := V Q (alpha = 1, beta = 0, W == V), block
@@ -80,8 +80,9 @@ std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes
 /// B = V^T W in one fused two-stage launch: V is n x kv (ldv), W is n x kw (ldw), B is kv x kw
 /// (ldb >= kv), all on the device. When W == V (same pointer, kv == kw, ldw == ldv) only the
 /// upper triangle is computed and mirrored, so B = V^T V is exactly symmetric. Double uses the
-/// FP64 tensor cores (mma m8n8k4); float uses CUDA cores. Source: yamazaki2014 Sec. V-B/C (the
-/// Gram matrix of CholQR and SVQR, Fig. 11a), kbench variant.
+/// FP64 tensor cores (mma m8n8k4); float, and W of at most 2 columns (W != V), CUDA cores.
+/// Source: yamazaki2014 Sec. V-B/C (the Gram matrix of CholQR and SVQR, Fig. 11a), kbench
+/// variant.
 template <typename T>
 void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
           std::int64_t ldw, T* B, int ldb, void* workspace, std::size_t workspace_bytes,

@@ -266,7 +266,7 @@ inline Partitioning partition(std::int64_t n, std::int64_t k, std::int64_t psize
 /// a partition's substitution sweep; or, for the fixed-size kernels of one block per interface
 /// (the spike tips, the reduced blocks' LU), one block: chain_steps counts the phase's blocks,
 /// which run in waves of the kernel's resident blocks, each wave taking the measured seconds.
-enum class Chain { block, lu_pivot, solve_row, tips_block, reduced_block };
+enum class Chain { block, lu_pivot, solve_row, tips_block, reduced_block, blocked_step };
 
 /// A phase: `traffic` summed over its blocks, `launches` kernel launches, run `count` times,
 /// keeping a fraction `efficiency` in (0, 1] of the GPU busy (1 for whole-GPU kernels; for one
@@ -283,6 +283,8 @@ struct Phase {
     double chain_steps = 0.0;
     double waves = 1.0;
     Chain chain = Chain::block;
+    /// Chain::blocked_step: the blocks in the batched calls, summed over the chain's steps.
+    double batch_blocks = 0.0;
 };
 
 /// Waves of `blocks` equal thread blocks on `slots` concurrent ones (slots <= 0: unknown, 1).
@@ -353,8 +355,19 @@ inline std::vector<Phase> setup_phases(const Partitioning& s, int value_bytes, d
     // The shared-memory LU: LU blocks and corner-UL blocks in one launch; its chain is the
     // longest partition's pivots (the corners' 2K pivots run beside them).
     const double longest = static_cast<double>(std::max(s.psize, s.last_rows));
-    const Phase lu = blocked ? Phase{"lu", detail::over_partitions(s, value_bytes, blocked_lu),
-                                     blocked_lu_launches(s.last_rows, s.k), 1, 1}
+    // The blocked LU's chain: the longest partition's block-row steps, each one set of batched
+    // calls over the blocks still factoring; summed over the steps, every partition's blocks
+    // but its last and each corner-UL block's one full step (2K rows: 2 block rows).
+    const auto full_steps = [&](std::int64_t rows) {
+        return std::ceil(static_cast<double>(rows) / static_cast<double>(s.k)) - 1.0;
+    };
+    Phase lu_blocked{"lu", detail::over_partitions(s, value_bytes, blocked_lu),
+                     blocked_lu_launches(s.last_rows, s.k), 1, 1,
+                     std::max(full_steps(s.psize), full_steps(s.last_rows)), 1,
+                     Chain::blocked_step};
+    lu_blocked.batch_blocks =
+        (p - 1.0) * full_steps(s.psize) + full_steps(s.last_rows) + (p - 1.0);
+    const Phase lu = blocked ? lu_blocked
                              : Phase{"lu", detail::over_partitions(s, value_bytes, banded_lu),
                                      1, 1, e_part, longest,
                                      block_waves(2.0 * p - 1.0, slots), Chain::lu_pivot};
@@ -495,6 +508,15 @@ struct MachineRates {
         double slots = 0.0;
     };
     Wave tips_wave{}, reduced_wave{};
+    /// One block-row step of the blocked LU (batched getrf, two trsm and gemm over every block
+    /// still factoring; solvers/spike/band_lu_blocked.hpp): fixed_s + per_block_s x the blocks
+    /// in the batch, launches included (SpikeSolver<T>::step_seconds; 0: not measured, the
+    /// phase has no chain term).
+    struct BatchedStep {
+        double fixed_s = 0.0;
+        double per_block_s = 0.0;
+    };
+    BatchedStep blocked_step{};
 };
 
 /// Seconds of one step of kind `c` at rates `m` (see MachineRates); 0 for the block kinds,
@@ -506,7 +528,8 @@ inline double chain_step_seconds(Chain c, const MachineRates& m)
     case Chain::solve_row:
         return m.solve_step_s > 0.0 ? m.solve_step_s : solve_steps_per_row * m.step_s;
     case Chain::tips_block:
-    case Chain::reduced_block: return 0.0;
+    case Chain::reduced_block:
+    case Chain::blocked_step: return 0.0;
     case Chain::block: break;
     }
     return m.step_s;
@@ -514,9 +537,18 @@ inline double chain_step_seconds(Chain c, const MachineRates& m)
 
 /// The dependent-chain time of phase `ph` at rates `m`: waves x chain_steps x the step's
 /// seconds; for the block kinds, ceil(blocks / slots) waves x the wave's seconds (0 where the
-/// wave was not measured).
+/// wave was not measured); for the blocked LU's steps, chain_steps x (fixed_s - its 4 launches)
+/// + batch_blocks x per_block_s (0 where not measured).
 inline double chain_seconds(const Phase& ph, const MachineRates& m)
 {
+    if (ph.chain == Chain::blocked_step) {
+        // The measured step includes its four launches, which phase_time adds as the phase's
+        // launches: only the rest of the fixed part is chained here.
+        const MachineRates::BatchedStep& b = m.blocked_step;
+        if (!(b.fixed_s > 0.0 || b.per_block_s > 0.0)) return 0.0;
+        return ph.chain_steps * std::max(0.0, b.fixed_s - 4.0 * m.launch_s) +
+               ph.batch_blocks * b.per_block_s;
+    }
     if (ph.chain == Chain::tips_block || ph.chain == Chain::reduced_block) {
         const MachineRates::Wave& w = ph.chain == Chain::tips_block ? m.tips_wave : m.reduced_wave;
         if (!(w.seconds > 0.0 && w.slots > 0.0) || !(ph.chain_steps > 0.0)) return 0.0;
@@ -533,10 +565,12 @@ inline double phase_time(const Phase& ph, const MachineRates& m)
     if (!(m.bandwidth_gbs > 0.0) || !(m.gflops > 0.0) || !(m.launch_s >= 0.0) ||
         !(m.step_s >= 0.0) || !(m.lu_step_s >= 0.0) || !(m.solve_step_s >= 0.0) ||
         !(m.tips_wave.seconds >= 0.0) || !(m.tips_wave.slots >= 0.0) ||
-        !(m.reduced_wave.seconds >= 0.0) || !(m.reduced_wave.slots >= 0.0))
+        !(m.reduced_wave.seconds >= 0.0) || !(m.reduced_wave.slots >= 0.0) ||
+        !(m.blocked_step.fixed_s >= 0.0) || !(m.blocked_step.per_block_s >= 0.0))
         detail::fail("phase_time", "bandwidth_gbs", m.bandwidth_gbs,
                      "bandwidth_gbs > 0, gflops > 0, launch_s, step_s, lu_step_s, "
-                     "solve_step_s and the waves' seconds and slots >= 0");
+                     "solve_step_s, the waves' seconds and slots and the blocked step's "
+                     "seconds >= 0");
     if (!(ph.efficiency > 0.0 && ph.efficiency <= 1.0))
         detail::fail("phase_time", "efficiency", ph.efficiency, "in (0, 1]");
     if (!(ph.chain_steps >= 0.0) || !(ph.waves >= 1.0))

@@ -21,13 +21,16 @@
 #include "kernels/tall_skinny.hpp"
 #include "solvers/gmres.hpp"
 #include "solvers/gmres_lowsync.hpp"
+#include "solvers/gmres_lowsync_step.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace kbench::solvers::detail {
@@ -61,6 +64,15 @@ public:
           host_(2 * static_cast<std::size_t>(restart) + 4),
           lowsync_(restart), coef_(2 * static_cast<std::size_t>(restart) + 4)
     {
+        if (orth != ArnoldiOrth::cgs2_lowsync) return;
+        const std::size_t m = static_cast<std::size_t>(restart);
+        lstate_ = device_buffer<T>(lowsync_.state_size());
+        ghist_ = device_buffer<T>(m * gstride());
+        dh_ = device_buffer<T>(m * (m + 2));
+        dC_ = device_buffer<T>(2 * (m + 3));
+        dflag_ = device_buffer<int>(1);
+        hh_.emplace(m * (m + 2));
+        done_.resize(m);
     }
 
     /// Column j of V (device, n entries used, ld reserved).
@@ -135,7 +147,20 @@ public:
     void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
     {
         KBENCH_NVTX_RANGE("gmres::arnoldi_step_lowsync");
-        T* g = c_.data();
+        if constexpr (std::is_same_v<std::decay_t<Reduce>, NoReduce>) {
+            pipelined_lowsync(j, h, apply);
+        } else {
+            T* g = c_.data();
+            lowsync_product(j, g, apply, reduce);
+            lowsync_finish(j, h, g, reduce);
+        }
+    }
+
+    /// The synchronized first half of step j: (step 0: the first pass of A v_0), A u_{j+1}, G
+    /// into device memory at g (ld j + 2), reduced, copied to host_; one synchronization.
+    template <typename Apply, typename Reduce>
+    void lowsync_product(int j, T* g, Apply& apply, Reduce& reduce)
+    {
         if (j == 0) {  // the first CGS pass of A v_0
             apply(col(0), col(1));
             blas::mdgm(n_, 1, col(0), ld_, col(1), first(), dot_ws_.data(), dot_ws_.bytes(),
@@ -159,7 +184,15 @@ public:
                                               cudaMemcpyDeviceToHost, stream_));
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
         if (j == 0) lowsync_.start(host_[2 * m_ + 3]);
+    }
 
+    /// The second half of step j from G (host_, and on the device at g): the Hessenberg column
+    /// into h, the new basis vector and the look-ahead vector (see orthogonalize_lowsync).
+    template <typename Reduce>
+    void lowsync_finish(int j, std::vector<T>& h, T* g, Reduce& reduce)
+    {
+        const bool ahead = j + 2 <= m_;
+        const int kv = j + 2;
         T* u = col(j + 1);
         double nu = lowsync_.second_pass(j, host_.data(), h);
         if (ahead && nu > 0.0 && std::isfinite(nu)) {  // the usual step: one fused update
@@ -254,12 +287,99 @@ private:
         T* dc = c_.data();
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(dc, C, sizeof(T) * 2 * kc, cudaMemcpyHostToDevice,
                                           stream_));
+        update_from_basis(kc, 2, dc);
+    }
+
+    /// Columns j + 1 .. j + kw of V := V's columns 0..kc - 1 times the device matrix C (kc x kw,
+    /// ld kc), kc = j + 1 + kw. More than 64 columns go in chunks, the last 64 (those holding
+    /// the written columns) first, so no chunk reads a column that an earlier chunk wrote.
+    void update_from_basis(int kc, int kw, const T* C)
+    {
+        T* out = col(kc - kw);
         const int first = std::max(0, kc - chunk);
-        blas::gemm_rowwise<T>(n_, kc - first, 2, T(1), col(first), ld_, dc + first, kc, T(0),
-                              col(j + 1), ld_, stream_);
+        blas::gemm_rowwise<T>(n_, kc - first, kw, T(1), col(first), ld_, C + first, kc, T(0),
+                              out, ld_, stream_);
         for (int c0 = 0; c0 < first; c0 += chunk)
-            blas::gemm_rowwise<T>(n_, std::min(chunk, first - c0), 2, T(1), col(c0), ld_,
-                                  dc + c0, kc, T(1), col(j + 1), ld_, stream_);
+            blas::gemm_rowwise<T>(n_, std::min(chunk, first - c0), kw, T(1), col(c0), ld_,
+                                  C + c0, kc, T(1), out, ld_, stream_);
+    }
+
+    // ---- One-reduce steps without a host round trip (one GPU) --------------------------------
+    // Step j is enqueued whole: (step 0: the first pass of A v_0, c_0 to the device state),
+    // A u_{j+1}, G into its slot of ghist_, lowsync_step_coefficients (the Hessenberg column,
+    // the next first pass and C, in the host's arithmetic, on the device state lstate_), the
+    // update of columns j + 1 (and j + 2) from C, and copies of the column and the flag to
+    // pinned memory, then the event done_[j]. arnoldi(j) enqueues step j (unless it already
+    // is) and step j + 1 before it waits for done_[j], so the GPU never waits for the host.
+    // Where a step stops (the cycle's end, convergence, a breakdown) the enqueued step after it
+    // only wrote columns past those the solution update reads and state the next cycle resets.
+    // A step whose Pythagorean norm is not positive and finite raises the device flag, which
+    // turns every later update into the identity; the host then drains the stream, loads the
+    // device state into lowsync_ and takes that step by the synchronized path (lowsync_finish
+    // on G's slot), stores the state back, clears the flag and enqueues the next step anew.
+
+    std::size_t gstride() const { return 2 * static_cast<std::size_t>(m_ + 2); }
+
+    template <typename Apply>
+    void pipelined_lowsync(int j, std::vector<T>& h, Apply& apply)
+    {
+        if (j == 0) next_ = 0;  // a new cycle: an enqueued step of the last one is stale
+        if (next_ == j) enqueue_lowsync_step(j, apply);
+        if (j + 2 <= m_ && next_ == j + 1) enqueue_lowsync_step(j + 1, apply);
+        done_[j].synchronize();
+        const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
+        if ((*hh_)[at + m_ + 1] == T(0)) {  // the flag after step j
+            for (int i = 0; i <= j + 1; ++i) h[i] = (*hh_)[at + i];
+            return;
+        }
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the later, identity steps
+        std::vector<T> state(lowsync_.state_size());
+        KBENCH_CUDA_CHECK(cudaMemcpy(state.data(), lstate_.data(), sizeof(T) * state.size(),
+                                     cudaMemcpyDeviceToHost));
+        lowsync_.load_state(state.data());
+        T* g = ghist_.data() + j * gstride();
+        const int kw = j + 2 <= m_ ? 2 : 1;
+        KBENCH_CUDA_CHECK(cudaMemcpy(host_.data(), g, sizeof(T) * (j + 2) * kw,
+                                     cudaMemcpyDeviceToHost));
+        NoReduce none;
+        lowsync_finish(j, h, g, none);
+        lowsync_.save_state(state.data());
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(lstate_.data(), state.data(), sizeof(T) * state.size(),
+                                          cudaMemcpyHostToDevice, stream_));
+        KBENCH_CUDA_CHECK(cudaMemsetAsync(dflag_.data(), 0, sizeof(int), stream_));
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `state` is pageable host memory
+        next_ = j + 1;
+    }
+
+    template <typename Apply>
+    void enqueue_lowsync_step(int j, Apply& apply)
+    {
+        T* g = ghist_.data() + j * gstride();
+        if (j == 0) {  // the first CGS pass of A v_0; c_0 into the device state
+            KBENCH_CUDA_CHECK(cudaMemsetAsync(dflag_.data(), 0, sizeof(int), stream_));
+            apply(col(0), col(1));
+            blas::mdgm(n_, 1, col(0), ld_, col(1), first(), dot_ws_.data(), dot_ws_.bytes(),
+                       stream_);
+            blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(0), ld_, first(), 1, T(1), col(1), n_,
+                                  stream_);
+            KBENCH_CUDA_CHECK(cudaMemcpyAsync(lstate_.data(), first(), sizeof(T),
+                                              cudaMemcpyDeviceToDevice, stream_));
+        }
+        const bool ahead = j + 2 <= m_;
+        const int kw = ahead ? 2 : 1;
+        const int kv = j + 2;
+        if (ahead) apply(col(j + 1), col(j + 2));
+        for (int c0 = 0; c0 < kv; c0 += chunk)
+            blas::gram(n_, std::min(chunk, kv - c0), col(c0), ld_, kw, col(j + 1), ld_, g + c0,
+                       kv, gram_ws_.data(), gram_ws_.bytes(), stream_);
+        const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
+        lowsync_step_coefficients<T>(j, m_, ahead, g, lstate_.data(), dflag_.data(),
+                                     dh_.data() + at, dC_.data(), stream_);
+        update_from_basis(kv + kw - 1, kw, dC_.data());
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(hh_->data() + at, dh_.data() + at,
+                                          sizeof(T) * (m_ + 2), cudaMemcpyDeviceToHost, stream_));
+        done_[j].record(stream_);
+        next_ = j + 1;
     }
 
     template <typename Reduce>
@@ -320,6 +440,15 @@ private:
     std::vector<T> host_;  // copy of c
     LowSyncArnoldi<T> lowsync_;
     pinned_array<T> coef_;  // cgs2_lowsync: C of fused_update, or d's last entry, for the device
+    // cgs2_lowsync without a host round trip (pipelined_lowsync; allocated for it only).
+    device_buffer<T> lstate_;          // lowsync_'s state on the device (c, then H)
+    device_buffer<T> ghist_;           // G of step j at j * gstride()
+    device_buffer<T> dh_;              // column j of H at j * (m + 2), the flag at its end
+    device_buffer<T> dC_;              // the update's coefficients, 2 (m + 3)
+    device_buffer<int> dflag_;         // 0, or 1 + the first step the host must take
+    std::optional<pinned_array<T>> hh_;       // host copies of dh_
+    std::vector<cuda_event> done_;            // step j's copies are done
+    int next_ = 0;                            // first step of the cycle not yet enqueued
 };
 
 }  // namespace kbench::solvers::detail

@@ -6,6 +6,7 @@
 // Internal header: include only from the solver sources.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -77,6 +78,20 @@ public:
             c_[r] = static_cast<T>((d - ha) / nu);
         }
         return static_cast<T>(d_last);
+    }
+
+    /// The state as one array, c (m + 1 values) then H (column-major, ld m + 1, m columns):
+    /// the layout lowsync_step_coefficients (gmres_lowsync_step.hpp) keeps on the device.
+    std::size_t state_size() const { return c_.size() + h_.size(); }
+    void save_state(T* out) const
+    {
+        std::copy(c_.begin(), c_.end(), out);
+        std::copy(h_.begin(), h_.end(), out + c_.size());
+    }
+    void load_state(const T* in)
+    {
+        std::copy(in, in + c_.size(), c_.begin());
+        std::copy(in + c_.size(), in + c_.size() + h_.size(), h_.begin());
     }
 
 private:

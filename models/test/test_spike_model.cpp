@@ -144,6 +144,12 @@ TEST(SpikePhases, BlockedLuIsOneBatchedPhase)
         if (ph.name == "lu") {
             EXPECT_DOUBLE_EQ(ph.launches, sm::blocked_lu_launches(400, 2));  // the last's steps
             EXPECT_DOUBLE_EQ(ph.efficiency, 1.0);  // whole-GPU batched calls
+            // The chain: 199 full block-row steps of the 400-row partition; the batches hold
+            // 149 steps' blocks of each 300-row partition, 199 of the last, 1 of each of the
+            // 2 corner-UL blocks.
+            EXPECT_EQ(ph.chain, sm::Chain::blocked_step);
+            EXPECT_DOUBLE_EQ(ph.chain_steps, 199.0);
+            EXPECT_DOUBLE_EQ(ph.batch_blocks, 2 * 149.0 + 199.0 + 2.0);
         }
         if (ph.name == "ul_top") {
             EXPECT_DOUBLE_EQ(ph.launches, 0.0);  // inside the LU's calls
@@ -244,6 +250,23 @@ TEST(SpikeTime, BlockKernelsTakeWholeWaves)
     EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
 }
 
+TEST(SpikeTime, BlockedLuStepsAreFixedPlusPerBlock)
+{
+    // 3 steps over 50 blocks in all; a step 10 us fixed (4 launches of 2 us inside it) and
+    // 0.1 us per block: 3 x (10 - 8) + 50 x 0.1 = 11 us of chain, against 2 us of roofline,
+    // plus the phase's own 5 launches (10 us).
+    sm::Phase ph{"lu", {1e6, 1e6, 0.0}, 5, 1, 1, 3, 1, sm::Chain::blocked_step};
+    ph.batch_blocks = 50;
+    sm::MachineRates m{1000.0, 1000.0, 2e-6, 1e-9};
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6 + 10e-6);  // not measured: the roofline
+    m.blocked_step = {10e-6, 1e-7};
+    EXPECT_NEAR(sm::phase_time(ph, m), 11e-6 + 10e-6, 1e-18);
+    m.blocked_step = {5e-6, 0.0};  // a fixed part below its launches adds nothing to them
+    EXPECT_DOUBLE_EQ(sm::phase_time(ph, m), 2e-6 + 10e-6);
+    m.blocked_step.per_block_s = -1e-9;
+    EXPECT_THROW(sm::phase_time(ph, m), std::invalid_argument);
+}
+
 TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
 {
     // 3 partitions (300, 300, 400 rows), K = 2, 2 concurrent blocks.
@@ -277,8 +300,8 @@ TEST(SpikePhases, ChainStepsOfTheSequentialKernels)
             EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
         }
     }
-    for (const auto& ph : sm::setup_phases(s, 8, 2, true))  // batched cuBLAS: no chain
-        EXPECT_DOUBLE_EQ(ph.chain_steps, 0.0);
+    for (const auto& ph : sm::setup_phases(s, 8, 2, true))  // batched cuBLAS: no chain but the
+        EXPECT_DOUBLE_EQ(ph.chain_steps, ph.name == "lu" ? 199.0 : 0.0);  // LU's block rows
     EXPECT_DOUBLE_EQ(sm::block_waves(5, 0), 1.0);  // slots unknown
 }
 

@@ -1390,6 +1390,29 @@ StepSeconds SpikeSolver<T>::step_seconds(index_type K)
         s.reduced_wave = wave(launch, slots);
         s.reduced_slots = slots;
     }
+    if (blocked_lu(K)) {
+        // Blocks of 2K and 6K rows take 1 and 5 full block-row steps (and a last getrf each):
+        // their difference over 4 is one step over the batch.
+        cublas_handle blas;
+        detail::BlockedBandLu<T> blocked;
+        auto step = [&](int batch) {
+            auto factor = [&](const Parts& P, T* ab, T* scale, int* status, T*, T*) {
+                std::vector<detail::BandBlock<T>> blocks;
+                for (int part = 0; part < P.p; ++part)
+                    blocks.push_back({ab + P.offset(part) * static_cast<std::size_t>(ld),
+                                      scale + P.offset(part), 1, P.size(part), part, 0});
+                blocked.factor(blocks, k, status, blas.get(), stream.get());
+            };
+            return (time_rows(batch, 6 * k, factor) - time_rows(batch, 2 * k, factor)) / 4.0;
+        };
+        int device = 0, sms = 0;
+        KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+        KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const int small = std::max(1, sms), large = 3 * small;
+        const double t_small = step(small), t_large = step(large);
+        s.blocked_per_block = std::max(0.0, (t_large - t_small) / (large - small));
+        s.blocked_fixed = std::max(0.0, t_small - small * s.blocked_per_block);
+    }
     s.lu_pivot = std::max(0.0, s.lu_pivot);
     s.solve_row = std::max(0.0, s.solve_row);
     measured[K] = s;

@@ -188,6 +188,10 @@ struct StepSeconds {
     // not run for K (the tips by batched cuBLAS, the reduced blocks by batched getrf).
     double tips_wave = 0.0, tips_slots = 0.0;
     double reduced_wave = 0.0, reduced_slots = 0.0;
+    // One block-row step of the blocked LU (band_lu_blocked.hpp: batched getrf, two trsm and
+    // gemm) over a batch of b blocks: blocked_fixed + b x blocked_per_block seconds; 0 where
+    // the LU is not blocked.
+    double blocked_fixed = 0.0, blocked_per_block = 0.0;
 };
 
 /// Truncated SPIKE on the GPU in T (float or double): one thread block per partition for the
@@ -240,7 +244,10 @@ public:
     /// events, median of 3) on partitions of 1280 and of 256 rows of a diagonally dominant band,
     /// over 1024 (2 x 1024 for the sweeps, forward and backward), so launch and ramp costs
     /// cancel; the tips' and the reduced blocks' waves are the difference of two waves' and one
-    /// wave's times (no bad pivot: the reduced blocks' V and W are small). Measured once per K
+    /// wave's times (no bad pivot: the reduced blocks' V and W are small); where blocked_lu(K),
+    /// one block-row step of the blocked LU is the difference of its time on blocks of 6K and
+    /// of 2K rows over 4, at a batch of as many blocks as SMs and of 3 times that, and its fixed
+    /// and per-block parts the line through the two. Measured once per K
     /// and precision in a process. Throws std::invalid_argument for
     /// K < 1 or K > 256, kbench::cuda_error on CUDA failures.
     static StepSeconds step_seconds(index_type K);

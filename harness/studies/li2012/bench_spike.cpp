@@ -179,6 +179,7 @@ ModelOut model_spike(index_type n, index_type K, index_type psize, double iterat
         r->solve_step_s = st.solve_row;
         r->tips_wave = {st.tips_wave, st.tips_slots};
         r->reduced_wave = {st.reduced_wave, st.reduced_slots};
+        r->blocked_step = {st.blocked_fixed, st.blocked_per_block};
     }
     std::vector<std::pair<ms::Phase, bool>> phases;  // (phase, in the preconditioner's precision)
     const bool blocked = mixed ? sp::SpikeSolver<float>::blocked_lu(K)
@@ -295,7 +296,9 @@ json spike_fields(const Problem& p, const SpikeTimed& t, index_type psize_reques
               {"model_tips_wave_seconds", m.steps.tips_wave},
               {"model_tips_wave_blocks", m.steps.tips_slots},
               {"model_reduced_wave_seconds", m.steps.reduced_wave},
-              {"model_reduced_wave_blocks", m.steps.reduced_slots}};
+              {"model_reduced_wave_blocks", m.steps.reduced_slots},
+              {"model_blocked_step_fixed_seconds", m.steps.blocked_fixed},
+              {"model_blocked_step_per_block_seconds", m.steps.blocked_per_block}};
     if (!r.factor_status.ok())
         e["detail"] = r.factor_status.message();
     else if (!r.solve.detail.empty())

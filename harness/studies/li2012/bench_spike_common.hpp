@@ -110,7 +110,11 @@ struct ModelFigures {
                  "model_*_wave_blocks) waves of model_*_wave_seconds each, measured on those "
                  "kernels (two waves minus one); thread-block slots = SMs x "
                  "SpikeSolver<T>::resident_blocks_per_sm(K); the LU/UL phase is the blocked "
-                 "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K)"}};
+                 "LU's (models::spike::blocked_lu) where SpikeSolver<T>::blocked_lu(K), at "
+                 "least its longest partition's block-row steps, each "
+                 "model_blocked_step_fixed_seconds + the blocks in its batched calls x "
+                 "model_blocked_step_per_block_seconds (measured on the blocked LU at two "
+                 "batch sizes)"}};
     }
 };
 
