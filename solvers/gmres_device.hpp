@@ -68,10 +68,11 @@ public:
         const std::size_t m = static_cast<std::size_t>(restart);
         lstate_ = device_buffer<T>(lowsync_.state_size());
         ghist_ = device_buffer<T>(m * gstride());
-        dh_ = device_buffer<T>(m * (m + 2));
         dC_ = device_buffer<T>(2 * (m + 3));
         dflag_ = device_buffer<int>(1);
         hh_.emplace(m * (m + 2));
+        KBENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hh_device_),
+                                                   hh_->data(), 0));
         done_.resize(m);
     }
 
@@ -307,9 +308,10 @@ private:
     // ---- One-reduce steps without a host round trip (one GPU) --------------------------------
     // Step j is enqueued whole: (step 0: the first pass of A v_0, c_0 to the device state),
     // A u_{j+1}, G into its slot of ghist_, lowsync_step_coefficients (the Hessenberg column,
-    // the next first pass and C, in the host's arithmetic, on the device state lstate_), the
-    // update of columns j + 1 (and j + 2) from C, and copies of the column and the flag to
-    // pinned memory, then the event done_[j]. arnoldi(j) enqueues step j (unless it already
+    // the next first pass and C, in the host's arithmetic, on the device state lstate_; it
+    // writes the Hessenberg column and the flag straight into mapped pinned memory, hh_, so no
+    // copy engine sits between the step's kernels), the update of columns j + 1 (and j + 2)
+    // from C, then the event done_[j]. arnoldi(j) enqueues step j (unless it already
     // is) and step j + 1 before it waits for done_[j], so the GPU never waits for the host.
     // Where a step stops (the cycle's end, convergence, a breakdown) the enqueued step after it
     // only wrote columns past those the solution update reads and state the next cycle resets.
@@ -374,10 +376,8 @@ private:
                        kv, gram_ws_.data(), gram_ws_.bytes(), stream_);
         const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
         lowsync_step_coefficients<T>(j, m_, ahead, g, lstate_.data(), dflag_.data(),
-                                     dh_.data() + at, dC_.data(), stream_);
+                                     hh_device_ + at, dC_.data(), stream_);
         update_from_basis(kv + kw - 1, kw, dC_.data());
-        KBENCH_CUDA_CHECK(cudaMemcpyAsync(hh_->data() + at, dh_.data() + at,
-                                          sizeof(T) * (m_ + 2), cudaMemcpyDeviceToHost, stream_));
         done_[j].record(stream_);
         next_ = j + 1;
     }
@@ -443,10 +443,10 @@ private:
     // cgs2_lowsync without a host round trip (pipelined_lowsync; allocated for it only).
     device_buffer<T> lstate_;          // lowsync_'s state on the device (c, then H)
     device_buffer<T> ghist_;           // G of step j at j * gstride()
-    device_buffer<T> dh_;              // column j of H at j * (m + 2), the flag at its end
     device_buffer<T> dC_;              // the update's coefficients, 2 (m + 3)
     device_buffer<int> dflag_;         // 0, or 1 + the first step the host must take
-    std::optional<pinned_array<T>> hh_;       // host copies of dh_
+    std::optional<pinned_array<T>> hh_;       // column j of H at j * (m + 2), the flag at its end
+    T* hh_device_ = nullptr;                  // hh_ as the coefficient kernel writes it (mapped)
     std::vector<cuda_event> done_;            // step j's copies are done
     int next_ = 0;                            // first step of the cycle not yet enqueued
 };

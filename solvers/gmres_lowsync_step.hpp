@@ -18,7 +18,8 @@ namespace kbench::solvers::detail {
 /// (LowSyncArnoldi::second_pass not > 0: the host's slow path must take the step) sets it to
 /// j + 1, and every step while it is non-zero leaves `state` alone and writes the identity
 /// update. h: m + 2 values, h[0..j + 1] := column j of H (fast path), h[m + 1] := the flag
-/// after the step (as T: 0 on the fast path), so one copy of h brings both. C: the update's
+/// after the step (as T: 0 on the fast path); h may be mapped pinned host memory (its device
+/// pointer), which the host reads once the stream has passed the launch. C: the update's
 /// coefficients, for gemm_rowwise over V's columns 0..j + 2 into columns j + 1, j + 2 (ahead:
 /// (j + 3) x 2, ld j + 3: [u, w] := [V_j, u, w] C, solvers/gmres_device.hpp fused_update) or
 /// over columns 0..j + 1 into column j + 1 (not ahead: (j + 2) x 1, u := (u - V_j a) / nu);
