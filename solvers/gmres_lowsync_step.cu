@@ -1,8 +1,9 @@
 // lowsync_step_coefficients (solvers/gmres_lowsync_step.hpp): LowSyncArnoldi's second_pass,
 // finish_column, next_first_pass and the coefficients of DeviceArnoldi::fused_update, on one
-// thread block. Thread 0 takes the serial sums (a^T a, a^T b) in index order; thread r the row
-// sum (H a)_r of next_first_pass in index order. Every double operation is rounded as the host
-// rounds it (__dmul_rn / __dadd_rn: nvcc would otherwise contract a * b + c into one FMA).
+// thread block, G staged in shared memory. Thread 0 takes the serial sums (a^T a, a^T b) in index
+// order; thread r the row sum (H a)_r of next_first_pass in index order. Every double operation is
+// rounded as the host rounds it (__dmul_rn / __dadd_rn: nvcc would otherwise contract a * b + c
+// into one FMA).
 #include "solvers/gmres_lowsync_step.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -23,10 +24,15 @@ __global__ void __launch_bounds__(threads)
     const int ldh = m + 1;
     T* c = state;
     T* H = state + (m + 1);
-    const T* a = G;
-    const T* b = G + kv;
+    // a = G's column 0 and b = its column 1 (ahead), staged in shared memory: the serial sums
+    // below then wait on shared loads, not on one L2 round trip per term.
+    extern __shared__ __align__(16) unsigned char s_raw[];
+    T* a = reinterpret_cast<T*>(s_raw);
+    T* b = a + kv;
+    for (int i = t; i < (ahead ? 2 * kv : kv); i += threads) a[i] = G[i];
     __shared__ double s_nu, s_dlast;
     __shared__ bool s_fast;
+    __syncthreads();
     if (t == 0) {
         double aa = 0.0;
         for (int i = 0; i <= j; ++i) {
@@ -78,6 +84,7 @@ __global__ void __launch_bounds__(threads)
     const T d_last = static_cast<T>(s_dlast);
     for (int r = t; r <= j + 1; r += threads) {
         double ha = 0.0;
+#pragma unroll 8  // independent loads of H's row r in flight; the sum keeps its order
         for (int i = r > 0 ? r - 1 : 0; i <= j; ++i)
             ha = __dadd_rn(ha, __dmul_rn(static_cast<double>(H[static_cast<long long>(i) * ldh + r]),
                                          static_cast<double>(a[i])));
@@ -105,7 +112,8 @@ template <typename T>
 void lowsync_step_coefficients(int j, int m, bool ahead, const T* G, T* state, int* flag, T* h,
                                T* C, cudaStream_t stream)
 {
-    lowsync_step_kernel<T><<<1, threads, 0, stream>>>(j, m, ahead, G, state, flag, h, C);
+    const std::size_t shared = sizeof(T) * 2 * static_cast<std::size_t>(j + 2);
+    lowsync_step_kernel<T><<<1, threads, shared, stream>>>(j, m, ahead, G, state, flag, h, C);
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
