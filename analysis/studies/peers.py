@@ -3,9 +3,9 @@
   peers/gmres     kbench GMRES(30) on one GPU (CGS2 and the one-reduce low-sync CGS2) vs CuPy's
                   gmres (GPU) and SciPy's (CPU): Arnoldi steps, time per step, time to the
                   tolerance and the true residual per matrix, and kbench's speedup over each peer.
-  peers/bicgstab  kbench BiCGSTAB on one GPU (merged and graph forms) vs SciPy's bicgstab (CPU;
-                  CuPy has none, its entry says so): the same per iteration, and the graph form
-                  against the fastest peer.
+  peers/bicgstab  kbench BiCGSTAB on one GPU (merged and graph forms) vs CuPy's bicgstab (GPU;
+                  an older CuPy without one gets a skipped entry) and SciPy's (CPU): the same per
+                  iteration, and the graph form against the fastest peer.
 
 Entries and context are written by harness/studies/peers/bench_peers.cpp (schema in its header).
 """

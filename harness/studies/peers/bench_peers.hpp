@@ -2,8 +2,8 @@
 // cuSPARSE SpMV) and SciPy's (CPU) same solver on the same systems: b = A * ones, x0 = 0,
 // tolerance 1e-8 on ||b - A x|| / ||b||; GMRES: restart m = 30, at most 600 Arnoldi steps;
 // BiCGSTAB: at most 500 iterations. The peers run through analysis/peer_solvers.py (which says
-// how each library counts its steps); a peer whose library, or the solver in it (CuPy has no
-// bicgstab), is missing gives an entry with "skipped" and the reason.
+// how each library counts its steps); a peer whose library, or the solver in it (a CuPy older
+// than bicgstab's), is missing gives an entry with "skipped" and the reason.
 //
 // Entries ("benchmarks"; one per matrix and implementation):
 // {"name": "<solver>/<matrix>/<key>", "figure": "gmres" | "bicgstab", "matrix", "n", "nnz",

@@ -13,8 +13,8 @@ const StudyRegistrar registrar{
      "SciPy's (CPU): Arnoldi steps, time per step, time to the tolerance, true residual",
      "peers", StudyNeeds{1, false, false}, "", run_peers_gmres_study},
     {"peers/bicgstab",
-     "peers: kbench BiCGSTAB on one GPU (merged and graph forms) vs SciPy's bicgstab (CPU; CuPy "
-     "has none): iterations, time per iteration, time to the tolerance, true residual",
+     "peers: kbench BiCGSTAB on one GPU (merged and graph forms) vs CuPy's bicgstab (GPU) and "
+     "SciPy's (CPU): iterations, time per iteration, time to the tolerance, true residual",
      "peers", StudyNeeds{1, false, false}, "", run_peers_bicgstab_study},
 };
 
