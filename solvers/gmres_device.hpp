@@ -143,7 +143,8 @@ public:
     /// when nu is 0 or not finite), both in one pass over the basis (fused_update). When the
     /// Pythagorean norm is inaccurate (LowSyncArnoldi::second_pass) nu is a dot product of the
     /// updated column: one more reduction and synchronization. apply(x, y): y := A x (or M^-1 A
-    /// x) for device vectors of this process, enqueued on the stream.
+    /// x) for device vectors of this process, enqueued on the stream. On one GPU (NoReduce) the
+    /// step goes without the copy and the synchronization: pipelined_lowsync below.
     template <typename Apply, typename Reduce>
     void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
     {
