@@ -6,11 +6,11 @@
 // W) is staged in shared memory column by column (column c at smem[c * S], S = R + 4 so that
 // every 8 x 4 tile starts 32-byte aligned and neighbouring columns fall in other banks), zero
 // padded to KP columns (KP = 8, 16, 32, 48 or 64 >= kv, kw; a W of 3 to 8 columns only to 8, so
-// that V's tile rows take one tile each and W's chunk is R x 8) and to whole chunks. R = 4096 / KP (64 for KP = 48, KP of V), so a chunk
-// of V is 32 KiB of doubles whatever KP and each thread loads 16 values of it (12 for KP = 48):
-// enough loads in flight for narrow blocks too. While the warps multiply one
-// chunk, every thread already holds its share of the next chunk in registers, so loads stay in
-// flight during the arithmetic.
+// that V's tile rows take one tile each and W's chunk is R x 8) and to whole chunks. R = 4096 / KP
+// (64 for KP = 48, KP of V), so a chunk of V is 32 KiB of doubles whatever KP and each thread loads
+// 16 values of it (12 for KP = 48): enough loads in flight for narrow blocks too. While the warps
+// multiply one chunk, every thread already holds its share of the next chunk in registers, so loads
+// stay in flight during the arithmetic.
 // The KP x KP product is cut into 8 x 8 tiles (TI = KP / 8 tiles per side). Each warp owns a
 // fixed list of tiles and a slice of the chunk's R / 4 steps of 4 rows:
 //   * general (W != V): warp w owns tile row w % TI and every tile of it, steps s with

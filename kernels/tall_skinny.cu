@@ -7,8 +7,8 @@
 //   fixed order and thread 0 writes r[j]. One launch, no workspace (the paper's design).
 // * gemm_rowwise with kw <= 2: each thread takes 4 rows one grid stride apart and streams V's
 //   columns through them (no row held in registers; at most one wave of blocks).
-// * gemm_rowwise with kw > 2, trsm_right_upper: one thread per row (grid-stride loop, 256-thread blocks;
-//   consecutive threads take consecutive rows, so each column access is coalesced). The row
+// * gemm_rowwise with kw > 2, trsm_right_upper: one thread per row (grid-stride loop, 256-thread
+//   blocks; consecutive threads take consecutive rows, so each column access is coalesced). The row
 //   (K = k rounded up to a power of two, K <= 64, registers indexed statically) is read whole
 //   before anything is written, which makes in-place updates safe; the small matrix (B or R) is
 //   staged in shared memory and read by every thread at the same address (broadcast).
@@ -298,12 +298,12 @@ __global__ void __launch_bounds__(row_block_size, rowwise_min_blocks<KV>)
 }
 
 /// W := beta W + alpha V B for kw = KW <= 2 (the Gram-Schmidt updates v -= V h and GMRES's fused
-/// [u, w] := [V_j, u, w] C). The block copies B into shared memory; each thread takes
-/// narrow_rows rows, one grid stride apart, and walks V's columns i = 0 .. kv - 1 once, loading
-/// the column's entries of all its rows (independent loads, narrow_unroll<KW> columns deep) and adding
-/// V(row, i) B(i, c) to its kw sums per row in the order of gemm_rowwise_kernel (same bits). No
-/// row of V is held in registers: a thread's loads of its rows all come before its stores, and
-/// no other thread touches those rows, so W may still be columns of V.
+/// [u, w] := [V_j, u, w] C). The block copies B into shared memory; each thread takes narrow_rows
+/// rows, one grid stride apart, and walks V's columns i = 0 .. kv - 1 once, loading the column's
+/// entries of all its rows (independent loads, narrow_unroll<KW> columns deep) and adding V(row, i)
+/// B(i, c) to its kw sums per row in the order of gemm_rowwise_kernel (same bits). No row of V is
+/// held in registers: a thread's loads of its rows all come before its stores, and no other thread
+/// touches those rows, so W may still be columns of V.
 template <typename T, int KW, bool ReadsW>
 __global__ void __launch_bounds__(row_block_size)
     gemm_rowwise_narrow_kernel(std::int64_t n, int kv, T alpha, const T* V, std::int64_t ldv,

@@ -50,12 +50,13 @@ template <typename T>
 void gemv_t_per_column(std::int64_t n, int k, const T* V, std::int64_t ld, const T* y, T* r,
                        cudaStream_t stream);
 
-/// W := beta * W + alpha * V * B, where V is n x kv (ldv), B is kv x kw (ldb >= kv, device) and
-/// W is n x kw (ldw); 0 <= kv, kw <= max_block_columns (kv == 0: W := beta W). Each row of W
-/// depends only on the same row of V, and the thread that owns a row loads all of that row of V
-/// before it stores any of W's, so W may be columns of V with the same leading dimension: W == V (in place,
+/// W := beta * W + alpha * V * B, where V is n x kv (ldv), B is kv x kw (ldb >= kv, device) and W
+/// is n x kw (ldw); 0 <= kv, kw <= max_block_columns (kv == 0: W := beta W). Each row of W depends
+/// only on the same row of V, and the thread that owns a row loads all of that row of V before it
+/// stores any of W's, so W may be columns of V with the same leading dimension: W == V (in place,
 /// kv == kw, ldw == ldv), e.g. V := V Q, or W = V + c ldv (c + kw <= kv), e.g. GMRES's fused
-/// [u, w] := [V_j, u, w] C (solvers/gmres_device.hpp). Any other overlap of W with V or B is not. beta == 0 does not read W. Cases:
+/// [u, w] := [V_j, u, w] C (solvers/gmres_device.hpp). Any other overlap of W with V or B is not.
+/// beta == 0 does not read W. Cases:
 /// v -= V r (kw = 1, alpha = -1, beta = 1), V := V Q (alpha = 1, beta = 0, W == V), block
 /// CGS's W := W - V C.
 /// Source: yamazaki2014 Sec. V-A/B (the DGEMV/DGEMM updates of BOrth and TSQR).

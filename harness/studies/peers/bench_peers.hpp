@@ -31,9 +31,10 @@ namespace kbench::harness {
 /// kbench::cuda_error on CUDA failures, std::runtime_error when a peer's output is not JSON.
 nlohmann::json run_peers_gmres_study(const StudyRun& run);
 
-/// peers/bicgstab: for every matrix of the set, kbench BiCGSTAB in its merged and graph forms
-/// (auto SpMV, at most 500 iterations), then CuPy's (skipped where the installed CuPy has none;
-/// 14.x has one) and SciPy's bicgstab through analysis/peer_solvers.py. Schema and errors as run_peers_gmres_study.
+/// peers/bicgstab: for every matrix of the set, kbench BiCGSTAB in its merged and graph forms (auto
+/// SpMV, at most 500 iterations), then CuPy's (skipped where the installed CuPy has none; 14.x has
+/// one) and SciPy's bicgstab through analysis/peer_solvers.py. Schema and errors as
+/// run_peers_gmres_study.
 nlohmann::json run_peers_bicgstab_study(const StudyRun& run);
 
 }  // namespace kbench::harness
