@@ -77,22 +77,6 @@ __global__ void __launch_bounds__(block_size)
     throw std::invalid_argument(who + ": " + what);
 }
 
-/// Page-locked host array of `count` values of T (the target of the asynchronous copies).
-template <typename T>
-class pinned_array {
-public:
-    explicit pinned_array(std::size_t count)
-    {
-        void* p = nullptr;
-        if (count > 0) KBENCH_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
-        mem_ = kbench::detail::unique_handle<void*, kbench::detail::free_pinned>(p);
-    }
-    T* data() { return static_cast<T*>(mem_.get()); }
-
-private:
-    kbench::detail::unique_handle<void*, kbench::detail::free_pinned> mem_;
-};
-
 /// The GPU backend of detail::run_ca_gmres (see ca_gmres_cycle.hpp). kmax: the most columns
 /// one BOrth or TSQR call takes (s; two_stage: also the panel's columns). Device layout: the
 /// basis Q (n x (m + 1), ld n); the fallback copy of a block or panel (n x kmax); coef: the

@@ -1,7 +1,9 @@
-// Move-only RAII owners for CUDA streams and events and for cuBLAS, cuSPARSE and cuSOLVER handles.
+// Move-only RAII owners for CUDA streams and events, for cuBLAS, cuSPARSE and cuSOLVER handles,
+// CUDA graphs and page-locked host memory.
 #pragma once
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/memory_pool.hpp"
 
 #include <cusolverDn.h>
 
@@ -54,7 +56,6 @@ inline void destroy_graph_exec(cudaGraphExec_t g) noexcept
 {
     KBENCH_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(g));
 }
-inline void free_pinned(void* p) noexcept { KBENCH_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 }  // namespace detail
 
 /// A non-blocking CUDA stream.
@@ -167,43 +168,70 @@ private:
     explicit cuda_graph_exec(cudaGraphExec_t e) : unique_handle(e) {}
 };
 
-/// One value of trivially copyable T in page-locked host memory (cudaMallocHost), the target
-/// of asynchronous device-to-host copies.
+namespace detail {
+/// Move-only owner of a page-locked block of memory::pinned_allocate (its capacity kept for
+/// memory::pinned_free). Empty when default-constructed.
+class pinned_block {
+public:
+    pinned_block() = default;
+    explicit pinned_block(std::size_t bytes) : p_{memory::pinned_allocate(bytes, &capacity_)} {}
+    ~pinned_block() { memory::pinned_free(p_, capacity_); }
+    pinned_block(const pinned_block&) = delete;
+    pinned_block& operator=(const pinned_block&) = delete;
+    pinned_block(pinned_block&& o) noexcept
+        : p_{std::exchange(o.p_, nullptr)}, capacity_{std::exchange(o.capacity_, 0)}
+    {}
+    pinned_block& operator=(pinned_block&& o) noexcept
+    {
+        if (this != &o) {
+            memory::pinned_free(p_, capacity_);
+            p_ = std::exchange(o.p_, nullptr);
+            capacity_ = std::exchange(o.capacity_, 0);
+        }
+        return *this;
+    }
+    void* get() const noexcept { return p_; }
+
+private:
+    void* p_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+}  // namespace detail
+
+/// One value of trivially copyable T in page-locked host memory (memory::pinned_allocate:
+/// cudaMallocHost, cached for reuse), the target of asynchronous device-to-host copies.
 template <typename T>
 class pinned_value {
 public:
-    pinned_value()
-    {
-        void* p = nullptr;
-        KBENCH_CUDA_CHECK(cudaMallocHost(&p, sizeof(T)));
-        mem_ = detail::unique_handle<void*, detail::free_pinned>(p);
-    }
+    pinned_value() : mem_(sizeof(T)) {}
     T& operator*() noexcept { return *static_cast<T*>(mem_.get()); }
     const T& operator*() const noexcept { return *static_cast<const T*>(mem_.get()); }
     T* get() noexcept { return static_cast<T*>(mem_.get()); }
 
 private:
-    detail::unique_handle<void*, detail::free_pinned> mem_;
+    detail::pinned_block mem_;
 };
 
-/// `count` values of trivially copyable T in page-locked host memory (cudaMallocHost), the
-/// source or target of asynchronous copies. Throws kbench::cuda_error when allocating fails.
+/// `count` values of trivially copyable T in page-locked host memory (memory::pinned_allocate:
+/// cudaMallocHost, cached for reuse; mapped, so cudaHostGetDevicePointer gives its device
+/// address), the source or target of asynchronous copies. Default-constructed: empty, no
+/// memory. Throws kbench::cuda_error when allocating fails.
 template <typename T>
 class pinned_array {
 public:
-    explicit pinned_array(std::size_t count) : count_(count)
-    {
-        void* p = nullptr;
-        KBENCH_CUDA_CHECK(cudaMallocHost(&p, sizeof(T) * std::max<std::size_t>(1, count)));
-        mem_ = detail::unique_handle<void*, detail::free_pinned>(p);
-    }
+    pinned_array() = default;
+    explicit pinned_array(std::size_t count)
+        : count_(count), mem_(sizeof(T) * std::max<std::size_t>(1, count))
+    {}
     T* data() noexcept { return static_cast<T*>(mem_.get()); }
+    const T* data() const noexcept { return static_cast<const T*>(mem_.get()); }
     T& operator[](std::size_t i) noexcept { return data()[i]; }
+    const T& operator[](std::size_t i) const noexcept { return data()[i]; }
     std::size_t size() const noexcept { return count_; }
 
 private:
-    std::size_t count_;
-    detail::unique_handle<void*, detail::free_pinned> mem_;
+    std::size_t count_ = 0;
+    detail::pinned_block mem_;
 };
 
 }  // namespace kbench

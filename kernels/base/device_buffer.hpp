@@ -1,7 +1,8 @@
-// Move-only RAII owner of a typed device allocation (cudaMalloc / cudaFree).
+// Move-only RAII owner of a typed device allocation (kbench::memory's stream-ordered pool).
 #pragma once
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/memory_pool.hpp"
 
 #include <cstddef>
 #include <utility>
@@ -9,8 +10,9 @@
 
 namespace kbench {
 
-/// A device array of `size()` elements of T. Contents are uninitialized unless constructed from
-/// host data. Host<->device copies are device-synchronous: they wait for all work on the device
+/// A device array of `size()` elements of T, from the device's memory pool
+/// (memory::device_allocate: usable on any stream on return; freed once the device is idle).
+/// Contents are uninitialized unless constructed from host data. Host<->device copies are device-synchronous: they wait for all work on the device
 /// (every stream, including non-blocking ones) before and after the transfer, so a kernel
 /// enqueued afterwards on any stream sees the data. (A pageable cudaMemcpy alone may return
 /// before its DMA lands, and non-blocking streams do not order against it.) Copies are never on
@@ -21,9 +23,7 @@ public:
     device_buffer() = default;
     explicit device_buffer(std::size_t size) : size_{size}
     {
-        if (size_ > 0) {
-            KBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()));
-        }
+        if (size_ > 0) data_ = static_cast<T*>(memory::device_allocate(bytes()));
     }
     explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size())
     {
@@ -78,10 +78,8 @@ public:
 private:
     void release() noexcept
     {
-        if (data_ != nullptr) {
-            KBENCH_CUDA_CHECK_NOTHROW(cudaFree(data_));
-            data_ = nullptr;
-        }
+        memory::device_free(data_);
+        data_ = nullptr;
     }
 
     T* data_ = nullptr;

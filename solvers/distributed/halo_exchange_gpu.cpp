@@ -54,27 +54,6 @@ ncclDataType_t nccl_type<double>()
 }
 #endif
 
-/// Page-locked host array (cudaMallocHost), the end of asynchronous copies.
-template <typename T>
-class pinned_array {
-public:
-    pinned_array() = default;
-    explicit pinned_array(std::size_t n) : size_{n}
-    {
-        if (n > 0) {
-            void* p = nullptr;
-            KBENCH_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
-            mem_ = kbench::detail::unique_handle<void*, kbench::detail::free_pinned>(p);
-        }
-    }
-    T* data() noexcept { return static_cast<T*>(mem_.get()); }
-    std::size_t size() const noexcept { return size_; }
-
-private:
-    kbench::detail::unique_handle<void*, kbench::detail::free_pinned> mem_;
-    std::size_t size_ = 0;
-};
-
 }  // namespace
 
 #if KBENCH_HAVE_NCCL

@@ -13,6 +13,7 @@
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
+#include "kernels/base/memory_pool.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/tall_skinny.hpp"
 #include "solvers/orthogonalization/gpu_context.hpp"
@@ -200,9 +201,10 @@ void TallSkinnyBench::async_point(const Point& p, int reps, TallSkinnyVariant v,
     }
 }
 
-/// Bytes free on the device now.
+/// Bytes free on the device now (the memory pool's kept blocks given back first).
 std::size_t free_device_bytes()
 {
+    memory::trim_device_pool();
     std::size_t free_bytes = 0, total_bytes = 0;
     KBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     return free_bytes;
