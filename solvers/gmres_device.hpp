@@ -31,16 +31,39 @@
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace kbench::solvers::detail {
 
 /// The reduce hook of a solve whose rows are all on one GPU: nothing to add.
 struct NoReduce {
+    static constexpr bool stream_ordered = true;  // see reduces_on_stream
     template <typename T>
     void operator()(T*, int) const
     {}
 };
+
+template <typename Reduce, typename = void>
+struct has_stream_ordered : std::false_type {};
+template <typename Reduce>
+struct has_stream_ordered<Reduce, std::void_t<decltype(bool(std::declval<const Reduce&>()
+                                                                 .stream_ordered))>>
+    : std::true_type {};
+
+/// Whether a reduce hook only enqueues its sums on the stream, with nothing for the host to wait
+/// for (one GPU; an NCCL all-reduce), so that a one-reduce Arnoldi step can be enqueued whole:
+/// its `stream_ordered` member, or false for a hook without one (e.g. an MPI all-reduce through
+/// host memory, which returns once the sum is on the host).
+template <typename Reduce>
+bool reduces_on_stream(const Reduce& reduce)
+{
+    if constexpr (has_stream_ordered<Reduce>::value) {
+        return static_cast<bool>(reduce.stream_ordered);
+    } else {
+        return false;
+    }
+}
 
 /// Basis and coefficients of GMRES(m) on the device, for the n rows this process owns.
 /// Device layout: V, m + 1 columns of n rows with leading dimension ld >= n (rows n..ld-1 of a
@@ -143,14 +166,15 @@ public:
     /// when nu is 0 or not finite), both in one pass over the basis (fused_update). When the
     /// Pythagorean norm is inaccurate (LowSyncArnoldi::second_pass) nu is a dot product of the
     /// updated column: one more reduction and synchronization. apply(x, y): y := A x (or M^-1 A
-    /// x) for device vectors of this process, enqueued on the stream. On one GPU (NoReduce) the
-    /// step goes without the copy and the synchronization: pipelined_lowsync below.
+    /// x) for device vectors of this process, enqueued on the stream. Where the reduction is
+    /// stream-ordered too (reduces_on_stream: one GPU, NCCL) and apply never waits for the
+    /// device, the step goes without the copy and the synchronization: pipelined_lowsync below.
     template <typename Apply, typename Reduce>
     void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
     {
         KBENCH_NVTX_RANGE("gmres::arnoldi_step_lowsync");
-        if constexpr (std::is_same_v<std::decay_t<Reduce>, NoReduce>) {
-            pipelined_lowsync(j, h, apply);
+        if (reduces_on_stream(reduce)) {
+            pipelined_lowsync(j, h, apply, reduce);
         } else {
             T* g = c_.data();
             lowsync_product(j, g, apply, reduce);
@@ -306,9 +330,9 @@ private:
                                   C + c0, kc, T(1), out, ld_, stream_);
     }
 
-    // ---- One-reduce steps without a host round trip (one GPU) --------------------------------
-    // Step j is enqueued whole: (step 0: the first pass of A v_0, c_0 to the device state),
-    // A u_{j+1}, G into its slot of ghist_, lowsync_step_coefficients (the Hessenberg column,
+    // ---- One-reduce steps without a host round trip (stream-ordered reduction) --------------
+    // Step j is enqueued whole: (step 0: the first pass of A v_0, reduced, c_0 to the device
+    // state), A u_{j+1}, G into its slot of ghist_, reduced, lowsync_step_coefficients (the Hessenberg column,
     // the next first pass and C, in the host's arithmetic, on the device state lstate_; it
     // writes the Hessenberg column and the flag straight into mapped pinned memory, hh_, so no
     // copy engine sits between the step's kernels), the update of columns j + 1 (and j + 2)
@@ -320,15 +344,17 @@ private:
     // turns every later update into the identity; the host then drains the stream, loads the
     // device state into lowsync_ and takes that step by the synchronized path (lowsync_finish
     // on G's slot), stores the state back, clears the flag and enqueues the next step anew.
+    // Over several ranks every rank enqueues the same collectives in the same order: each takes
+    // the same decisions from the same reduced values (a stale step included).
 
     std::size_t gstride() const { return 2 * static_cast<std::size_t>(m_ + 2); }
 
-    template <typename Apply>
-    void pipelined_lowsync(int j, std::vector<T>& h, Apply& apply)
+    template <typename Apply, typename Reduce>
+    void pipelined_lowsync(int j, std::vector<T>& h, Apply& apply, Reduce& reduce)
     {
         if (j == 0) next_ = 0;  // a new cycle: an enqueued step of the last one is stale
-        if (next_ == j) enqueue_lowsync_step(j, apply);
-        if (j + 2 <= m_ && next_ == j + 1) enqueue_lowsync_step(j + 1, apply);
+        if (next_ == j) enqueue_lowsync_step(j, apply, reduce);
+        if (j + 2 <= m_ && next_ == j + 1) enqueue_lowsync_step(j + 1, apply, reduce);
         done_[j].synchronize();
         const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
         if ((*hh_)[at + m_ + 1] == T(0)) {  // the flag after step j
@@ -344,8 +370,7 @@ private:
         const int kw = j + 2 <= m_ ? 2 : 1;
         KBENCH_CUDA_CHECK(cudaMemcpy(host_.data(), g, sizeof(T) * (j + 2) * kw,
                                      cudaMemcpyDeviceToHost));
-        NoReduce none;
-        lowsync_finish(j, h, g, none);
+        lowsync_finish(j, h, g, reduce);
         lowsync_.save_state(state.data());
         KBENCH_CUDA_CHECK(cudaMemcpyAsync(lstate_.data(), state.data(), sizeof(T) * state.size(),
                                           cudaMemcpyHostToDevice, stream_));
@@ -354,8 +379,8 @@ private:
         next_ = j + 1;
     }
 
-    template <typename Apply>
-    void enqueue_lowsync_step(int j, Apply& apply)
+    template <typename Apply, typename Reduce>
+    void enqueue_lowsync_step(int j, Apply& apply, Reduce& reduce)
     {
         T* g = ghist_.data() + j * gstride();
         if (j == 0) {  // the first CGS pass of A v_0; c_0 into the device state
@@ -363,6 +388,7 @@ private:
             apply(col(0), col(1));
             blas::mdgm(n_, 1, col(0), ld_, col(1), first(), dot_ws_.data(), dot_ws_.bytes(),
                        stream_);
+            reduce(first(), 1);
             blas::gemm_rowwise<T>(n_, 1, 1, T(-1), col(0), ld_, first(), 1, T(1), col(1), n_,
                                   stream_);
             KBENCH_CUDA_CHECK(cudaMemcpyAsync(lstate_.data(), first(), sizeof(T),
@@ -375,6 +401,7 @@ private:
         for (int c0 = 0; c0 < kv; c0 += chunk)
             blas::gram(n_, std::min(chunk, kv - c0), col(c0), ld_, kw, col(j + 1), ld_, g + c0,
                        kv, gram_ws_.data(), gram_ws_.bytes(), stream_);
+        reduce(g, kv * kw);
         const std::size_t at = static_cast<std::size_t>(j) * (m_ + 2);
         lowsync_step_coefficients<T>(j, m_, ahead, g, lstate_.data(), dflag_.data(),
                                      hh_device_ + at, dC_.data(), stream_);

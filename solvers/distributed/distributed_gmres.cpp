@@ -426,12 +426,25 @@ public:
     }
 
 private:
-    auto reducer()
+    /// The all-reduce of a step's local dot products (in place, device memory). stream_ordered
+    /// where the exchange only enqueues it (NCCL; one rank, nothing to sum) and the run is not
+    /// detailed (whose phase timers synchronize around every piece): the one-reduce step is then
+    /// enqueued whole, one step ahead (DeviceArnoldi::pipelined_lowsync).
+    struct Reducer {
+        GpuBackend* be;
+        bool stream_ordered;
+        void operator()(T* d_values, int count) const
+        {
+            be->log_.time(phase::reductions, [&] {
+                be->a_.exchange().allreduce_sum(d_values, count, be->stream_);
+            });
+        }
+    };
+    Reducer reducer()
     {
-        return [this](T* d_values, int count) {
-            log_.time(phase::reductions,
-                      [&] { a_.exchange().allreduce_sum(d_values, count, stream_); });
-        };
+        const auto& ex = a_.exchange();
+        return {this, !log_.on() && (ex.transport() == Transport::nccl ||
+                                     ex.layout().num_parts == 1)};
     }
     void copy(const T* from, T* to)
     {
