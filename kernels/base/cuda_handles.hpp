@@ -174,7 +174,8 @@ namespace detail {
 class pinned_block {
 public:
     pinned_block() = default;
-    explicit pinned_block(std::size_t bytes) : p_{memory::pinned_allocate(bytes, &capacity_)} {}
+    // In the body: a member initializer would run capacity_'s default (0) after the call.
+    explicit pinned_block(std::size_t bytes) { p_ = memory::pinned_allocate(bytes, &capacity_); }
     ~pinned_block() { memory::pinned_free(p_, capacity_); }
     pinned_block(const pinned_block&) = delete;
     pinned_block& operator=(const pinned_block&) = delete;
