@@ -474,13 +474,11 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
             "launch and cannot be timed one by one; use the merged form (same kernels)");
     const std::int64_t n = a.num_rows();
     nvtxRangePushA("bicgstab");
-    cublas_handle blas;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
+    const cublasHandle_t blas = thread_cublas(stream);
     Workspace<T> w(n, options.max_iterations);
 
     StopRule rule;
-    const double bnorm = n > 0 ? norm2(blas.get(), n, b) : 0.0;
+    const double bnorm = n > 0 ? norm2(blas, n, b) : 0.0;
     rule.inv_bnorm = bnorm > 0.0 ? 1.0 / bnorm : 1.0;
     rule.tolerance = options.tolerance;
     rule.max_iterations = options.max_iterations;
@@ -490,12 +488,12 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
 
     SolveResult result;
     result.timing_mode = options.timing_mode;
-    residual(a, blas.get(), b, x, w.r.data(), stream);
+    residual(a, blas, b, x, w.r.data(), stream);
     cuda_event begin, end;
     PhaseTimer phase(options.detailed, stream);
     LoopState state;
     if (options.form == BicgstabForm::reference) {
-        state = reference_loop(a, blas.get(), w, x, rule, result.residual_history, begin,
+        state = reference_loop(a, blas, w, x, rule, result.residual_history, begin,
                                phase);
         end.record(stream);
         end.synchronize();
@@ -537,8 +535,8 @@ SolveResult bicgstab(spmv::SpmvOperator<T>& a, const T* b, T* x, const BicgstabO
     result.phases = phase.take();
     finish(result, state, rule);
 
-    residual(a, blas.get(), b, x, w.r.data(), stream);
-    result.true_residual = (n > 0 ? norm2(blas.get(), n, w.r.data()) : 0.0) * rule.inv_bnorm;
+    residual(a, blas, b, x, w.r.data(), stream);
+    result.true_residual = (n > 0 ? norm2(blas, n, w.r.data()) : 0.0) * rule.inv_bnorm;
     nvtxRangePop();
     return result;
 }

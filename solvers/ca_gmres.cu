@@ -334,10 +334,8 @@ CaGmresResult ca_gmres(spmv::SpmvOperator<T>& a, const T* b, T* x,
                        const CaGmresOptions& options, cudaStream_t stream)
 {
     detail::check_ca_gmres_options("ca_gmres", a.num_rows(), a.num_cols(), options);
-    cublas_handle blas;
+    const cublasHandle_t blas = thread_cublas(stream);
     cusolver_handle solver;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
     KBENCH_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
     return run_gpu<T>(a, b, x, options, ortho::GpuHandles{stream, blas, solver}, nullptr);
 }

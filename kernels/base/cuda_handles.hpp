@@ -110,6 +110,13 @@ private:
     explicit cublas_handle(cublasHandle_t h) : unique_handle(h) {}
 };
 
+/// The calling thread's cuBLAS handle for the current device, created on first use and kept
+/// for the thread's life (cublasCreate and cublasDestroy are a setup cost a short solve would
+/// otherwise pay on every call), set to `stream` and CUBLAS_POINTER_MODE_HOST on every call.
+/// A caller that changes another setting of it sets that back. Throws kbench::cuda_error when
+/// cublasCreate or a setting fails.
+cublasHandle_t thread_cublas(cudaStream_t stream);
+
 /// A cuSPARSE handle.
 class cusparse_handle : public detail::unique_handle<cusparseHandle_t, detail::destroy_cusparse> {
 public:

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 TEST(DeviceBuffer, RoundTripAndMove)
@@ -80,4 +81,24 @@ TEST(PinnedArray, ReusesABlockGivenBackAndIsMapped)
     kbench::pinned_array<double> empty;
     EXPECT_EQ(empty.data(), nullptr);
     EXPECT_EQ(empty.size(), 0u);
+}
+
+// One cuBLAS handle per thread and device, kept, bound to the stream of the latest call with
+// host pointer mode; another thread gets its own.
+TEST(ThreadCublas, OneHandlePerThreadBoundToTheLatestStream)
+{
+    KBENCH_REQUIRE_GPU();
+    kbench::cuda_stream s1, s2;
+    const cublasHandle_t h1 = kbench::thread_cublas(s1.get());
+    const cublasHandle_t h2 = kbench::thread_cublas(s2.get());
+    EXPECT_EQ(h1, h2);
+    cudaStream_t bound{};
+    ASSERT_EQ(cublasGetStream(h2, &bound), CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(bound, s2.get());
+    cublasPointerMode_t mode{};
+    ASSERT_EQ(cublasGetPointerMode(h2, &mode), CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(mode, CUBLAS_POINTER_MODE_HOST);
+    cublasHandle_t other{};
+    std::thread([&] { other = kbench::thread_cublas(s1.get()); }).join();
+    EXPECT_NE(other, h1);
 }

@@ -249,9 +249,7 @@ SpikeBicgstabResult spike_bicgstab(const BandMatrix<double>& a, spmv::SpmvOperat
         detail::resolve_psize(a, options, sms, resident, &result.psize_decay, blocked);
     result.partitions = make_partitioning(a.n, a.K, result.psize).count;
 
-    cublas_handle blas;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(blas, stream));
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
+    const cublasHandle_t blas = thread_cublas(stream);
     std::vector<PhaseTime> phases = options.detailed ? detail::empty_phases()
                                                      : std::vector<PhaseTime>{};
     std::vector<PhaseTime>* timed = options.detailed ? &phases : nullptr;
