@@ -50,13 +50,14 @@ void* device_allocate(std::size_t bytes)
     if (bytes == 0) return nullptr;
     const cudaMemPool_t pool = default_pool();
     void* p = nullptr;
-    if (cudaMallocAsync(&p, bytes, cudaStreamLegacy) == cudaErrorMemoryAllocation) {
+    const cudaError_t first = cudaMallocAsync(&p, bytes, cudaStreamLegacy);
+    if (first == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();  // not sticky: clear it and retry with the kept memory freed
         KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
         KBENCH_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
         KBENCH_CUDA_CHECK(cudaMallocAsync(&p, bytes, cudaStreamLegacy));
     } else {
-        KBENCH_CUDA_CHECK(cudaGetLastError());
+        KBENCH_CUDA_CHECK(first);  // this call's status, not an earlier launch's pending error
     }
     KBENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     return p;
