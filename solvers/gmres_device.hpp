@@ -332,11 +332,11 @@ private:
 
     // ---- One-reduce steps without a host round trip (stream-ordered reduction) --------------
     // Step j is enqueued whole: (step 0: the first pass of A v_0, reduced, c_0 to the device
-    // state), A u_{j+1}, G into its slot of ghist_, reduced, lowsync_step_coefficients (the Hessenberg column,
-    // the next first pass and C, in the host's arithmetic, on the device state lstate_; it
-    // writes the Hessenberg column and the flag straight into mapped pinned memory, hh_, so no
-    // copy engine sits between the step's kernels), the update of columns j + 1 (and j + 2)
-    // from C, then the event done_[j]. arnoldi(j) enqueues step j (unless it already
+    // state), A u_{j+1}, G into its slot of ghist_, reduced, lowsync_step_coefficients (the
+    // Hessenberg column, the next first pass and C, in the host's arithmetic, on the device state
+    // lstate_; it writes the Hessenberg column and the flag straight into mapped pinned memory,
+    // hh_, so no copy engine sits between the step's kernels), the update of columns j + 1 (and
+    // j + 2) from C, then the event done_[j]. arnoldi(j) enqueues step j (unless it already
     // is) and step j + 1 before it waits for done_[j], so the GPU never waits for the host.
     // Where a step stops (the cycle's end, convergence, a breakdown) the enqueued step after it
     // only wrote columns past those the solution update reads and state the next cycle resets.

@@ -12,9 +12,10 @@ namespace kbench {
 
 /// A device array of `size()` elements of T, from the device's memory pool
 /// (memory::device_allocate: usable on any stream on return; freed once the device is idle).
-/// Contents are uninitialized unless constructed from host data. Host<->device copies are device-synchronous: they wait for all work on the device
-/// (every stream, including non-blocking ones) before and after the transfer, so a kernel
-/// enqueued afterwards on any stream sees the data. (A pageable cudaMemcpy alone may return
+/// Contents are uninitialized unless constructed from host data. Host<->device copies are
+/// device-synchronous: they wait for all work on the device (every stream, including
+/// non-blocking ones) before and after the transfer, so a kernel enqueued afterwards on any
+/// stream sees the data. (A pageable cudaMemcpy alone may return
 /// before its DMA lands, and non-blocking streams do not order against it.) Copies are never on
 /// a timed path. Throws kbench::cuda_error when allocation or copying fails.
 template <typename T>
