@@ -22,8 +22,8 @@ both are handled. The right-hand side: "ones" is b = A * ones (kbench solve bicg
 uniform [-1, 1) from numpy's default generator seeded with 2022.
 
 Exit status 2 when the backend is not installed (CuPy is an optional dependency: the GPU image
-has it, CI does not) or has no such solver (a CuPy older than bicgstab's): a message naming the module on
-stderr, and {"skipped": <the same reason>} on stdout for kbench's results entry.
+has it, CI does not) or has no such solver (a CuPy older than bicgstab's): a message naming the
+module on stderr, and {"skipped": <the same reason>} on stdout for kbench's results entry.
 """
 
 from __future__ import annotations

@@ -30,40 +30,20 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace kbench::solvers::detail {
 
-/// The reduce hook of a solve whose rows are all on one GPU: nothing to add.
+/// The reduce hook of a solve whose rows are all on one GPU: nothing to add. Every reduce hook
+/// of orthogonalize_lowsync says in `stream_ordered` whether it only enqueues its sums on the
+/// stream, with nothing for the host to wait for (here; an NCCL all-reduce), or returns once the
+/// sum is on the host (an MPI all-reduce through host memory).
 struct NoReduce {
-    static constexpr bool stream_ordered = true;  // see reduces_on_stream
+    static constexpr bool stream_ordered = true;
     template <typename T>
     void operator()(T*, int) const
     {}
 };
-
-template <typename Reduce, typename = void>
-struct has_stream_ordered : std::false_type {};
-template <typename Reduce>
-struct has_stream_ordered<Reduce, std::void_t<decltype(bool(std::declval<const Reduce&>()
-                                                                 .stream_ordered))>>
-    : std::true_type {};
-
-/// Whether a reduce hook only enqueues its sums on the stream, with nothing for the host to wait
-/// for (one GPU; an NCCL all-reduce), so that a one-reduce Arnoldi step can be enqueued whole:
-/// its `stream_ordered` member, or false for a hook without one (e.g. an MPI all-reduce through
-/// host memory, which returns once the sum is on the host).
-template <typename Reduce>
-bool reduces_on_stream(const Reduce& reduce)
-{
-    if constexpr (has_stream_ordered<Reduce>::value) {
-        return static_cast<bool>(reduce.stream_ordered);
-    } else {
-        return false;
-    }
-}
 
 /// Basis and coefficients of GMRES(m) on the device, for the n rows this process owns.
 /// Device layout: V, m + 1 columns of n rows with leading dimension ld >= n (rows n..ld-1 of a
@@ -167,13 +147,13 @@ public:
     /// Pythagorean norm is inaccurate (LowSyncArnoldi::second_pass) nu is a dot product of the
     /// updated column: one more reduction and synchronization. apply(x, y): y := A x (or M^-1 A
     /// x) for device vectors of this process, enqueued on the stream. Where the reduction is
-    /// stream-ordered too (reduces_on_stream: one GPU, NCCL) and apply never waits for the
+    /// stream-ordered too (reduce.stream_ordered: one GPU, NCCL) and apply never waits for the
     /// device, the step goes without the copy and the synchronization: pipelined_lowsync below.
     template <typename Apply, typename Reduce>
     void orthogonalize_lowsync(int j, std::vector<T>& h, Apply&& apply, Reduce&& reduce)
     {
         KBENCH_NVTX_RANGE("gmres::arnoldi_step_lowsync");
-        if (reduces_on_stream(reduce)) {
+        if (reduce.stream_ordered) {
             pipelined_lowsync(j, h, apply, reduce);
         } else {
             T* g = c_.data();

@@ -175,49 +175,18 @@ private:
     explicit cuda_graph_exec(cudaGraphExec_t e) : unique_handle(e) {}
 };
 
-namespace detail {
-/// Move-only owner of a page-locked block of memory::pinned_allocate (its capacity kept for
-/// memory::pinned_free). Empty when default-constructed.
-class pinned_block {
-public:
-    pinned_block() = default;
-    // In the body: a member initializer would run capacity_'s default (0) after the call.
-    explicit pinned_block(std::size_t bytes) { p_ = memory::pinned_allocate(bytes, &capacity_); }
-    ~pinned_block() { memory::pinned_free(p_, capacity_); }
-    pinned_block(const pinned_block&) = delete;
-    pinned_block& operator=(const pinned_block&) = delete;
-    pinned_block(pinned_block&& o) noexcept
-        : p_{std::exchange(o.p_, nullptr)}, capacity_{std::exchange(o.capacity_, 0)}
-    {}
-    pinned_block& operator=(pinned_block&& o) noexcept
-    {
-        if (this != &o) {
-            memory::pinned_free(p_, capacity_);
-            p_ = std::exchange(o.p_, nullptr);
-            capacity_ = std::exchange(o.capacity_, 0);
-        }
-        return *this;
-    }
-    void* get() const noexcept { return p_; }
-
-private:
-    void* p_ = nullptr;
-    std::size_t capacity_ = 0;
-};
-}  // namespace detail
-
 /// One value of trivially copyable T in page-locked host memory (memory::pinned_allocate:
 /// cudaMallocHost, cached for reuse), the target of asynchronous device-to-host copies.
 template <typename T>
 class pinned_value {
 public:
-    pinned_value() : mem_(sizeof(T)) {}
+    pinned_value() : mem_(memory::pinned_allocate(sizeof(T))) {}
     T& operator*() noexcept { return *static_cast<T*>(mem_.get()); }
     const T& operator*() const noexcept { return *static_cast<const T*>(mem_.get()); }
     T* get() noexcept { return static_cast<T*>(mem_.get()); }
 
 private:
-    detail::pinned_block mem_;
+    detail::unique_handle<void*, memory::pinned_free> mem_;
 };
 
 /// `count` values of trivially copyable T in page-locked host memory (memory::pinned_allocate:
@@ -229,7 +198,7 @@ class pinned_array {
 public:
     pinned_array() = default;
     explicit pinned_array(std::size_t count)
-        : count_(count), mem_(sizeof(T) * std::max<std::size_t>(1, count))
+        : count_(count), mem_(memory::pinned_allocate(sizeof(T) * std::max<std::size_t>(1, count)))
     {}
     T* data() noexcept { return static_cast<T*>(mem_.get()); }
     const T* data() const noexcept { return static_cast<const T*>(mem_.get()); }
@@ -239,7 +208,7 @@ public:
 
 private:
     std::size_t count_ = 0;
-    detail::pinned_block mem_;
+    detail::unique_handle<void*, memory::pinned_free> mem_;
 };
 
 }  // namespace kbench

@@ -79,44 +79,54 @@ void trim_device_pool()
 
 namespace {
 
-/// Free page-locked blocks by capacity (a power of two >= 256 bytes).
-std::map<std::size_t, std::vector<void*>>& pinned_cache()
+/// The page-locked blocks: every block made, with its capacity (a power of two >= 256 bytes; the
+/// blocks live until the process ends), and the free ones by capacity.
+struct PinnedCache {
+    std::map<void*, std::size_t> capacity;
+    std::map<std::size_t, std::vector<void*>> free;
+};
+PinnedCache& pinned_cache()
 {
-    static auto* cache = new std::map<std::size_t, std::vector<void*>>;  // outlives the runtime
+    static auto* cache = new PinnedCache;  // outlives the runtime
     return *cache;
 }
 
 }  // namespace
 
-void* pinned_allocate(std::size_t bytes, std::size_t* capacity)
+void* pinned_allocate(std::size_t bytes)
 {
     if (bytes > (std::size_t{1} << 48))
         throw std::invalid_argument("pinned_allocate: bytes = " + std::to_string(bytes) +
                                     ", expected at most 2^48");
     std::size_t size = 256;
     while (size < bytes) size *= 2;
-    *capacity = size;
-    {
-        const std::lock_guard<std::mutex> lock(pool_mutex());
-        auto& blocks = pinned_cache()[size];
-        if (!blocks.empty()) {
-            void* p = blocks.back();
-            blocks.pop_back();
-            return p;
-        }
+    const std::lock_guard<std::mutex> lock(pool_mutex());
+    PinnedCache& cache = pinned_cache();
+    auto& blocks = cache.free[size];
+    if (!blocks.empty()) {
+        void* p = blocks.back();
+        blocks.pop_back();
+        return p;
     }
     void* p = nullptr;
     KBENCH_CUDA_CHECK(cudaMallocHost(&p, size));
+    try {
+        cache.capacity.emplace(p, size);
+    } catch (...) {
+        KBENCH_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
+        throw;
+    }
     return p;
 }
 
-void pinned_free(void* p, std::size_t capacity) noexcept
+void pinned_free(void* p) noexcept
 {
     if (p == nullptr) return;
     KBENCH_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
     try {
         const std::lock_guard<std::mutex> lock(pool_mutex());
-        pinned_cache()[capacity].push_back(p);
+        PinnedCache& cache = pinned_cache();
+        cache.free[cache.capacity.at(p)].push_back(p);
     } catch (...) {  // no memory for the cache's bookkeeping: give the block back instead
         KBENCH_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
     }

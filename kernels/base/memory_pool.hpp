@@ -31,13 +31,13 @@ void trim_device_pool();
 
 /// A page-locked host block (cudaMallocHost: mapped for the device under unified addressing) of
 /// at least `bytes` (>= 1) bytes, from a process-wide cache of size classes (powers of two
-/// from 256 B); *capacity is the block's size, to pass to pinned_free. Thread-safe. Throws
-/// kbench::cuda_error when page-locking fails, std::invalid_argument for more than 2^48 bytes.
-void* pinned_allocate(std::size_t bytes, std::size_t* capacity);
+/// from 256 B). Thread-safe. Throws kbench::cuda_error when page-locking fails,
+/// std::invalid_argument for more than 2^48 bytes.
+void* pinned_allocate(std::size_t bytes);
 
-/// Returns a block of pinned_allocate (with its capacity) to the cache once all work on the
-/// device is done (cudaDeviceSynchronize: no asynchronous copy still reads or writes it).
-/// Cached blocks live until the process ends. Never throws.
-void pinned_free(void* p, std::size_t capacity) noexcept;
+/// Returns a block of pinned_allocate to the cache once all work on the device is done
+/// (cudaDeviceSynchronize: no asynchronous copy still reads or writes it). Cached blocks live
+/// until the process ends. Never throws.
+void pinned_free(void* p) noexcept;
 
 }  // namespace kbench::memory
