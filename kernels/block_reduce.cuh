@@ -1,7 +1,10 @@
 // Deterministic block-wide sums of K values per thread (block_sum), and the single-launch grid
 // sum built on them (grid_sum: per-block partials, a ticket counter, the last block sums the
 // partials), for the reductions of the dot kernels (kernels/dot.hpp) and the fused BiCGSTAB
-// kernels (kernels/bicgstab_kernels.hpp). Device code only: include from .cu files.
+// kernels (kernels/bicgstab_kernels.hpp). The ticket alone (draw_last_ticket, block_is_last)
+// also serves kernels whose blocks store several partials each (the Gram kernels of
+// kernels/gram.cu, which finish with their own fixed-order sum). Device code only: include from
+// .cu files.
 //
 // Determinism: every sum is taken in a fixed order that depends only on the launch shape (warp
 // butterflies, then the warps' totals in warp order; grid_sum: the partials in block order),
@@ -49,6 +52,43 @@ __device__ __forceinline__ void block_sum(T (&v)[K], T* smem)
     __syncthreads();
 }
 
+/// The ticket of a single-launch reduction, taken by ONE thread of a block (1-D blocks) once
+/// the block's partials are stored and visible to that thread: __threadfence() (release: the
+/// partials before the ticket, device-wide), then atomicInc(counter, tickets - 1), which hands
+/// out tickets 0 .. tickets - 1 in arrival order and wraps the counter back to 0 with the last
+/// one, so the next launch finds it zero. Returns true for the last ticket, after a second
+/// __threadfence() (acquire: every other block's partials before the caller's reads of them).
+/// `tickets` is the number of blocks that take a ticket from *counter in this launch (>= 1).
+/// Contract as grid_sum's: *counter is 0 when the launch starts; a ticket >= tickets (a counter
+/// never zeroed, or written by other work) traps (__trap: the launch fails with a CUDA error)
+/// instead of letting a wrong sum through.
+__device__ __forceinline__ bool draw_last_ticket(unsigned int* counter, unsigned int tickets)
+{
+    __threadfence();  // release: the partials before the ticket
+    const unsigned ticket = atomicInc(counter, tickets - 1);
+    if (ticket >= tickets) __trap();  // the counter was not zero at launch: broken contract
+    const bool last = ticket == tickets - 1;
+    if (last) __threadfence();  // acquire: every other block's partials before ours
+    return last;
+}
+
+/// draw_last_ticket for a block whose threads each stored some of the block's partials: every
+/// thread of the (1-D) block calls it after its own stores; each thread fences them (release),
+/// a barrier, thread 0 draws the ticket, a barrier. Returns the same value in every thread of
+/// the block: true in the block that drew the last of `tickets` tickets from *counter, which may
+/// then read every block's partials (through L2: __ldcg, never the read-only or L1 path, since
+/// other blocks wrote them in this launch). Contract and trap as draw_last_ticket. Starts and
+/// ends with a barrier, so every thread of the block must call it (no early return before it).
+__device__ __forceinline__ bool block_is_last(unsigned int* counter, unsigned int tickets)
+{
+    __shared__ bool last;  // set by thread 0: this block drew the last ticket
+    __threadfence();       // this thread's partial stores, device-wide, before the ticket
+    __syncthreads();
+    if (threadIdx.x == 0) last = draw_last_ticket(counter, tickets);
+    __syncthreads();
+    return last;
+}
+
 /// Single-launch grid sum over the row of gridDim.x blocks that the calling block belongs to
 /// (blocks (0 .. gridDim.x - 1, blockIdx.y)): every thread of every block of the row calls it
 /// with its K values v; the first `count` (1 <= count <= K) are summed over the row, the others
@@ -58,9 +98,10 @@ __device__ __forceinline__ void block_sum(T (&v)[K], T* smem)
 /// Steps: block_sum over the block; with one block per row that is all (no memory is touched).
 /// Otherwise thread 0 stores the block's sums to partials[j * gridDim.x + blockIdx.x] (j <
 /// count), __threadfence()s them (visible device-wide before the ticket) and takes a ticket
-/// from *counter with atomicInc(counter, gridDim.x - 1): tickets 0 .. gridDim.x - 1 in arrival
-/// order, and the last one wraps the counter back to 0, so the next launch finds it zero. The
-/// block that drew the last ticket fences (acquire) and re-sums the partials in block order:
+/// from *counter with atomicInc(counter, gridDim.x - 1) (draw_last_ticket): tickets 0 ..
+/// gridDim.x - 1 in arrival order, and the last one wraps the counter back to 0, so the next
+/// launch finds it zero. The block that drew the last ticket fences (acquire) and re-sums the
+/// partials in block order:
 /// thread t adds partials b = t, t + BlockSize, ... in order (L2 loads, __ldcg, never the
 /// read-only or L1 path: the other blocks wrote them in this launch), then block_sum. That is
 /// the fixed order of a separate one-block-per-product finishing launch of BlockSize threads
@@ -87,11 +128,7 @@ __device__ __forceinline__ bool grid_sum(T (&v)[K], int count, T* partials,
         for (int j = 0; j < K; ++j) {
             if (j < count) partials[static_cast<long long>(j) * blocks + blockIdx.x] = v[j];
         }
-        __threadfence();  // release: the partials before the ticket
-        const unsigned ticket = atomicInc(counter, blocks - 1);
-        if (ticket >= blocks) __trap();  // the counter was not zero at launch: broken contract
-        finishing = ticket == blocks - 1;
-        if (finishing) __threadfence();  // acquire: every other block's partials before ours
+        finishing = draw_last_ticket(counter, blocks);  // fences, ticket, trap
     }
     __syncthreads();
     if (!finishing) return false;  // uniform over the block

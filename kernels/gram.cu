@@ -25,21 +25,33 @@
 // tiling (each lane owns 2 entries of each tile).
 // After its last chunk the block adds the step slices' tiles in slice order in shared memory and
 // writes its kv x kw partial product (for W == V the upper triangle) to the workspace:
-// partial[b][j * kv + i]. Stage 2 (G > 1): one warp per entry sums the G partials (lane l
-// takes blocks l, l + 32, ... in order, then a fixed butterfly) and writes B (both triangles
-// for W == V). With G == 1 (n <= 512) stage 1 writes B.
+// partial[b][j * kv + i]. Stage 2 (G > 1; see "Finishing" below) sums the G partials of every
+// entry in a fixed order (a warp per entry: lane l takes blocks l, l + 32, ... in order, then a
+// fixed butterfly) and writes B (both triangles for W == V): for a product of few entries in the
+// same launch (each block fences its partial and takes a ticket from a counter in the
+// workspace; the block that draws the last ticket sums), for more in a second launch spread
+// over the SMs. With G == 1 (n <= 512) stage 1 writes B and the workspace is not touched.
 // G = ceil(n / 512), at most 512 and at most the blocks the SMs hold at once (one wave).
 // Double V^T V on sm_80 and newer takes a faster path without shared-memory staging (see
 // "Symmetric double product" below), and a W of at most 2 columns (W != V; the one-reduce
 // Arnoldi step's [u, A u]) a CUDA-core kernel with the rows streamed (see "Narrow W"); the
-// kernel above serves the other W != V products, float V^T V and older GPUs.
-// Every sum runs in an order fixed by n and the shapes: the result is deterministic.
+// kernel above serves the other W != V products, float V^T V and older GPUs. All three kernels
+// finish through one helper (sum_partials): the narrow one always in its launch (the one-reduce
+// Arnoldi step's product is one launch), the others in theirs up to in_launch_entries entries.
+// Every sum runs in an order fixed by n, the shapes and the grid, never by which block finishes
+// last or which path finishes: the result is deterministic, the same bits either way.
+//
+// Workspace (gram_workspace_bytes, kernels/tall_skinny.hpp): gram_counter_bytes of ticket
+// counters at offset 0 (counters[0] for the 1-D grids, counters[g] for column group g of the
+// narrow kernel), then the partials, partial[b * kv * kw + j * kv + i]. The counters must be
+// zero at launch (gram_workspace_init or GramWorkspace, once); each launch leaves them zero.
 #include "kernels/tall_skinny.hpp"
 
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/nvtx.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
+#include "kernels/dot.hpp"  // dot_counter_bytes
 #include "kernels/packs.cuh"
 
 #include <mma.h>
@@ -56,7 +68,8 @@ namespace {
 constexpr int threads = 256;
 constexpr int warps = threads / 32;
 constexpr std::int64_t min_rows_per_block = 512;
-constexpr int finish_threads = 256;
+static_assert(gram_counter_bytes == dot_counter_bytes,
+              "gram's and the dot kernels' counter regions coincide in a shared workspace");
 
 /// Padded column count of k columns: 8, 16, 32, 48 or 64.
 constexpr int padded_columns(int k)
@@ -236,15 +249,115 @@ __device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
     }
 }
 
+// ---- Finishing (stage 2) ------------------------------------------------------------------------
+//
+// In the launch: with G > 1 blocks in a row of the grid (gridDim.x; the narrow kernel has one
+// row per column group, blockIdx.y) every block stores its partial, and then all its threads call
+// finish_partials: reduce::block_is_last fences the block's stores and takes a ticket from the
+// row's counter (atomicInc wraps it back to 0 with the last ticket), and the block that draws
+// the row's last ticket sums the row's entries over the G partials into B. Order: its 8 warps
+// take the entries q = w, w + 8, w + 16, ... (q = 0 .. rows * cols - 1, i = i0 + q % rows,
+// j = q / rows); for each, lane l adds the partials of blocks l, l + 32, ... in that order,
+// starting from 0, and reduce::warp_sum adds the 32 lane sums in its fixed butterfly; lane 0
+// writes the entry. gram_finish_kernel, the second launch of larger products, runs the same
+// sum_partials over a share of the entries per block, so the bits are the same for the same
+// grid whichever path finishes; which warp, block or SM does it does not enter the sum. A warp takes Batch of its
+// entries at once (independent sums, one warp_sum over all of them: the butterfly of each value
+// is unchanged) so that more loads are in flight: 4 for the 1-D kernels, 2 for the narrow one
+// (8 warps x 2 covers a column group's at most 16 entries in one pass). finish_partials is not
+// inlined: its registers are then allocated apart from stage 1's, which stay as they were
+// without it (and with them each kernel's occupancy and grid).
+
+/// Sums entries q = first + w, first + w + warps, ... < min(last, rows * cols) (w: the calling
+/// warp; entry q is (i, j) = (i0 + q % rows, q / rows), skipped for Sym when i > j) of B's kv x
+/// cols product over the `blocks` partials at partial[b * kv * cols + j * kv + i] into B (for
+/// Sym also the mirrored B(j, i)), in the order described above. Every thread of the block calls
+/// it (the loop is uniform over each warp).
+template <typename T, bool Sym, int Batch>
+__device__ __forceinline__ void sum_partials(int blocks, int kv, int i0, int rows, int cols,
+                                             int first, int last, const T* partial,
+                                             T* __restrict__ B, int ldb)
+{
+    const int stride = kv * cols;  // one block's partial (blocks * stride < 2^21)
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int count = min(last, rows * cols);
+    for (int q0 = first + warp; q0 < count; q0 += warps * Batch) {  // uniform over the warp
+        int at[Batch];  // the entry's offset j * kv + i in a partial, or -1: none
+        T sum[Batch];
+#pragma unroll
+        for (int t = 0; t < Batch; ++t) {
+            const int q = q0 + warps * t;
+            const int i = i0 + q % rows;
+            const int j = q / rows;
+            at[t] = q < count && !(Sym && i > j) ? j * kv + i : -1;
+            sum[t] = T(0);
+        }
+        for (int b = lane; b < blocks; b += 32) {
+#pragma unroll
+            for (int t = 0; t < Batch; ++t) {
+                if (at[t] >= 0) sum[t] += __ldcg(partial + (b * stride + at[t]));
+            }
+        }
+        reduce::warp_sum<T, Batch>(sum);
+        if (lane == 0) {
+#pragma unroll
+            for (int t = 0; t < Batch; ++t) {
+                if (at[t] < 0) continue;
+                const int i = at[t] % kv;
+                const int j = at[t] / kv;
+                B[i + static_cast<std::int64_t>(j) * ldb] = sum[t];
+                if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = sum[t];
+            }
+        }
+    }
+}
+
+/// Stage 2 in the launch (see above): every thread of every block of a row with gridDim.x > 1
+/// calls it after the block stored its partial (layout of sum_partials). `counter` is the row's
+/// ticket counter (zero at launch; left zero). The block that draws the last ticket sums all
+/// rows * cols entries; the other blocks return after the ticket.
+template <typename T, bool Sym, int Batch>
+__device__ __noinline__ void finish_partials(unsigned int* counter, int kv, int i0, int rows,
+                                             int cols, const T* partial, T* __restrict__ B,
+                                             int ldb)
+{
+    if (!reduce::block_is_last(counter, gridDim.x)) return;  // uniform over the block
+    sum_partials<T, Sym, Batch>(static_cast<int>(gridDim.x), kv, i0, rows, cols, 0, rows * cols,
+                                partial, B, ldb);
+}
+
+/// Entries one finishing pass of a block takes (8 warps x a batch of 4). A product of more
+/// entries than in_launch_entries is finished by gram_finish_kernel instead, one pass per block
+/// over many SMs: one block summing 2080 entries (k = 64) over ~130 partials would take ~65
+/// latency-bound passes, far more than the ~3 us of a second launch.
+constexpr int finish_pass_entries = warps * 4;
+constexpr int in_launch_entries = 2 * finish_pass_entries;
+
+/// Stage 2 as its own launch (products of more than in_launch_entries entries): block e sums
+/// entries e * finish_pass_entries .. + finish_pass_entries - 1 over the `blocks` partials (the
+/// same order, so the same bits, as finish_partials).
+template <typename T, bool Sym>
+__global__ void __launch_bounds__(threads)
+    gram_finish_kernel(int blocks, int kv, int kw, const T* __restrict__ partial,
+                       T* __restrict__ B, int ldb)
+{
+    const int first = static_cast<int>(blockIdx.x) * finish_pass_entries;
+    sum_partials<T, Sym, 4>(blocks, kv, 0, kv, kw, first, first + finish_pass_entries, partial,
+                            B, ldb);
+}
+
 /// Stage 1 (see the file comment). V is padded to KPV columns, W to KPW (Sym: W is V). Dynamic
 /// shared memory: KPV * S elements for V, KPW * S more for W unless Sym. Writes
-/// partial[blockIdx.x * kv * kw + j * kv + i], or B when gridDim.x == 1.
+/// partial[blockIdx.x * kv * kw + j * kv + i] and finishes (finish_partials, counter 0 of
+/// `counters`; null: gram_finish_kernel finishes), or writes B when gridDim.x == 1 (then
+/// partial and counters may be null).
 template <typename T, int KPV, int KPW, bool Sym>
 __global__ void __launch_bounds__(threads, 1)
     gram_partial_kernel(std::int64_t n, std::int64_t rows_per_block, int kv,
                         const T* __restrict__ V, std::int64_t ldv, int kw,
                         const T* __restrict__ W, std::int64_t ldw, T* __restrict__ partial,
-                        T* __restrict__ B, int ldb)
+                        unsigned int* counters, T* __restrict__ B, int ldb)
 {
     using P = Plan<KPV, KPW, Sym>;
     using M = Tile<T>;
@@ -331,30 +444,8 @@ __global__ void __launch_bounds__(threads, 1)
             partial[static_cast<std::int64_t>(blockIdx.x) * kv * kw + e] = value;
         }
     }
-}
-
-/// Stage 2: one warp per entry e = j * kv + i of B: lane l sums the partials of blocks
-/// l, l + 32, ... in that order, then the warp adds the 32 lane sums in a fixed butterfly (the
-/// loads of a lane are independent, so the sum is not one latency-bound chain of G loads).
-template <typename T, bool Sym>
-__global__ void __launch_bounds__(finish_threads)
-    gram_finish_kernel(int blocks, int kv, int kw, const T* __restrict__ partial,
-                       T* __restrict__ B, int ldb)
-{
-    const int e = static_cast<int>(blockIdx.x) * (finish_threads / 32) +
-                  static_cast<int>(threadIdx.x / 32);
-    if (e >= kv * kw) return;
-    const int i = e % kv;
-    const int j = e / kv;
-    if (Sym && i > j) return;
-    T sum[1] = {T(0)};
-    for (int b = static_cast<int>(threadIdx.x % 32); b < blocks; b += 32)
-        sum[0] += partial[static_cast<std::int64_t>(b) * kv * kw + e];
-    reduce::warp_sum<T, 1>(sum);
-    if (threadIdx.x % 32 == 0) {
-        B[i + static_cast<std::int64_t>(j) * ldb] = sum[0];
-        if (Sym) B[j + static_cast<std::int64_t>(i) * ldb] = sum[0];
-    }
+    if (!direct && counters != nullptr)
+        finish_partials<T, Sym, 4>(counters, kv, 0, kv, kw, partial, B, ldb);
 }
 
 // ---- Symmetric double product: fragments straight from memory (sm_80 and newer) -------------
@@ -374,8 +465,8 @@ __global__ void __launch_bounds__(finish_threads)
 // rows (U steps, ~16 loads per lane), strip s, s + warps in the grid, ...; the next strip's
 // loads are issued before the current strip's mmas. At the end the block's 8 warps add their
 // tiles in warp order in shared memory, and the block writes its upper-triangle partial (or B)
-// as stage 1 does above.
-// Grid: min(stage1_blocks(n), the blocks resident on the device); stage 2 is shared.
+// and finishes (finish_partials) as stage 1 does above.
+// Grid: min(stage1_blocks(n), the blocks resident on the device).
 
 template <int TI>
 struct DirectPlan {
@@ -491,7 +582,8 @@ __device__ __forceinline__ void load_any_strip(double (&x)[DirectPlan<TI>::steps
 template <int TI, bool Vec>
 __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
     gram_sym_direct_kernel(std::int64_t n, int k, const double* __restrict__ V, std::int64_t ld,
-                           double* __restrict__ partial, double* __restrict__ B, int ldb)
+                           double* __restrict__ partial, unsigned int* counters,
+                           double* __restrict__ B, int ldb)
 {
     using P = DirectPlan<TI>;
     constexpr int KP = 8 * TI;
@@ -576,6 +668,8 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
             partial[static_cast<std::int64_t>(blockIdx.x) * k * k + e] = value;
         }
     }
+    if (!direct && counters != nullptr)
+        finish_partials<double, true, 4>(counters, k, 0, k, k, partial, B, ldb);
 }
 
 // ---- Narrow W (kw <= 2, W != V): CUDA cores, rows streamed ------------------------------------
@@ -589,15 +683,25 @@ __global__ void __launch_bounds__(threads, DirectPlan<TI>::min_blocks)
 // keeps per x kw sums in registers, in row order, with no shared memory staging and no barrier
 // until the block sum; W is read once per group (from L2 while the groups run together).
 // reduce::block_sum adds the block's threads in a fixed order, and thread 0 writes the block's
-// entries of the partial (layout of stage 1) or, with G == 1, B; gram_finish_kernel is stage 2.
+// entries of the partial (layout of stage 1) or, with G == 1, B.
+// Stage 2 is finished per column group: row g of the grid (its G blocks) takes its tickets from
+// its own counter, counters[g], and the last block of the row sums the row's entries only (the
+// rows c0 .. c0 + kc - 1 of B, which no other group writes) with finish_partials. So the groups
+// finish independently and in parallel, each finishing block sums at most narrow_group * kw
+// entries, and the per-entry order is that of the former gram_finish_kernel (bit-identical).
 // G = min(stage1_blocks(n), the blocks the device holds at once / groups).
 constexpr int narrow_group = 8;  // V columns per block of the narrow kernel
+constexpr int max_narrow_groups = (max_block_columns + narrow_group - 1) / narrow_group;
+static_assert(max_narrow_groups * sizeof(unsigned int) <= gram_counter_bytes &&
+                  gram_counter_bytes % 256 == 0,
+              "the counter region holds a counter per column group, partials 256-byte aligned");
 
 template <typename T, int KW, bool Vectorized>
 __global__ void __launch_bounds__(threads)
     gram_narrow_kernel(std::int64_t n, int kv, int per, const T* __restrict__ V,
                        std::int64_t ldv, const T* __restrict__ W, std::int64_t ldw,
-                       T* __restrict__ partial, T* __restrict__ B, int ldb)
+                       T* __restrict__ partial, unsigned int* counters, T* __restrict__ B,
+                       int ldb)
 {
     constexpr int L = width<T, Vectorized>;
     constexpr int P = narrow_group * KW;  // sums per thread: acc[c * narrow_group + j]
@@ -645,21 +749,25 @@ __global__ void __launch_bounds__(threads)
     }
 
     reduce::block_sum<T, P, threads>(acc, smem);
-    if (threadIdx.x != 0) return;
     const bool direct = gridDim.x == 1;
+    if (threadIdx.x == 0) {
 #pragma unroll
-    for (int c = 0; c < KW; ++c) {
+        for (int c = 0; c < KW; ++c) {
 #pragma unroll
-        for (int j = 0; j < narrow_group; ++j) {
-            if (j >= kc) continue;
-            const int i = c0 + j;
-            if (direct)
-                B[i + static_cast<std::int64_t>(c) * ldb] = acc[c * narrow_group + j];
-            else
-                partial[static_cast<std::int64_t>(blockIdx.x) * kv * KW + c * kv + i] =
-                    acc[c * narrow_group + j];
+            for (int j = 0; j < narrow_group; ++j) {
+                if (j >= kc) continue;
+                const int i = c0 + j;
+                if (direct)
+                    B[i + static_cast<std::int64_t>(c) * ldb] = acc[c * narrow_group + j];
+                else
+                    partial[static_cast<std::int64_t>(blockIdx.x) * kv * KW + c * kv + i] =
+                        acc[c * narrow_group + j];
+            }
         }
     }
+    // Every thread: the finishing needs the whole block (barriers, its 8 warps).
+    if (!direct)
+        finish_partials<T, false, 2>(counters + blockIdx.y, kv, c0, kc, KW, partial, B, ldb);
 }
 
 // ---- Host side ---------------------------------------------------------------------------------
@@ -671,23 +779,49 @@ constexpr const char* who = "kbench::blas::gram";
     throw std::invalid_argument(std::string{fn} + ": " + what);
 }
 
-/// Stage 2 after a stage 1 of `blocks` blocks: gram_finish_kernel sums the partials into B (one
-/// warp per entry); nothing when stage 1 had one block (it wrote B itself).
-template <typename T, bool Sym>
-void finish(std::int64_t blocks, int kv, int kw, const T* partial, T* B, int ldb,
-            cudaStream_t stream)
+/// The workspace's two regions (both null when the call needs none: one block writes B itself
+/// and never touches the workspace).
+template <typename T>
+struct Carved {
+    T* partial = nullptr;              // partial[b * kv * kw + j * kv + i]
+    unsigned int* counters = nullptr;  // counters[0], or counters[g] per narrow column group
+};
+
+template <typename T>
+Carved<T> carve(void* workspace)
 {
-    if (blocks <= 1) return;
-    constexpr int entries_per_block = finish_threads / 32;
-    gram_finish_kernel<T, Sym><<<(kv * kw + entries_per_block - 1) / entries_per_block,
-                                 finish_threads, 0, stream>>>(static_cast<int>(blocks), kv, kw,
-                                                              partial, B, ldb);
+    if (workspace == nullptr) return {};
+    return {reinterpret_cast<T*>(static_cast<char*>(workspace) + gram_counter_bytes),
+            static_cast<unsigned int*>(workspace)};
+}
+
+/// The counters a stage-1 kernel of `blocks` blocks finishes with in its own launch (the
+/// product's summed entries, Sym: its upper triangle, at most in_launch_entries), else null.
+template <typename T>
+unsigned int* in_launch_counters(const Carved<T>& ws, std::int64_t blocks, int kv, int kw,
+                                 bool sym)
+{
+    const int entries = sym ? kv * (kv + 1) / 2 : kv * kw;
+    return blocks > 1 && entries <= in_launch_entries ? ws.counters : nullptr;
+}
+
+/// Stage 2 as a second launch after a stage 1 of `blocks` blocks that did not finish itself
+/// (in_launch_counters gave null): gram_finish_kernel over ceil(kv kw / finish_pass_entries)
+/// blocks.
+template <typename T, bool Sym>
+void finish_separately(std::int64_t blocks, int kv, int kw, const Carved<T>& ws, T* B, int ldb,
+                       cudaStream_t stream)
+{
+    if (blocks <= 1 || in_launch_counters(ws, blocks, kv, kw, Sym) != nullptr) return;
+    gram_finish_kernel<T, Sym>
+        <<<(kv * kw + finish_pass_entries - 1) / finish_pass_entries, threads, 0, stream>>>(
+            static_cast<int>(blocks), kv, kw, ws.partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, int KPV, int KPW, bool Sym>
 void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
-            std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+            std::int64_t ldw, T* B, int ldb, const Carved<T>& ws, cudaStream_t stream)
 {
     const auto kernel = gram_partial_kernel<T, KPV, KPW, Sym>;
     using C = Chunk<KPV>;
@@ -705,14 +839,15 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
     const std::int64_t per_block = (n + blocks - 1) / blocks;
     const std::int64_t rows_per_block = (per_block + C::rows - 1) / C::rows * C::rows;
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-        n, rows_per_block, kv, V, ldv, kw, W, ldw, partial, B, ldb);
+        n, rows_per_block, kv, V, ldv, kw, W, ldw, ws.partial,
+        in_launch_counters(ws, blocks, kv, kw, Sym), B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish<T, Sym>(blocks, kv, kw, partial, B, ldb, stream);
+    finish_separately<T, Sym>(blocks, kv, kw, ws, B, ldb, stream);
 }
 
 template <typename T, int KW>
 void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T* W,
-                   std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+                   std::int64_t ldw, T* B, int ldb, const Carved<T>& ws, cudaStream_t stream)
 {
     const bool vec = aligned16(V) && aligned16(W) && (ldv * sizeof(T)) % 16 == 0 &&
                      (ldw * sizeof(T)) % 16 == 0;
@@ -723,37 +858,37 @@ void launch_narrow(std::int64_t n, int kv, const T* V, std::int64_t ldv, const T
         stage1_blocks(n),
         std::max(1, resident_blocks(reinterpret_cast<const void*>(kernel), threads) / groups));
     kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(groups)), threads, 0,
-             stream>>>(n, kv, per, V, ldv, W, ldw, partial, B, ldb);
+             stream>>>(n, kv, per, V, ldv, W, ldw, ws.partial, ws.counters, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish<T, false>(blocks, kv, KW, partial, B, ldb, stream);
 }
 
 template <int TI>
 void launch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B, int ldb,
-                       double* partial, cudaStream_t stream)
+                       const Carved<double>& ws, cudaStream_t stream)
 {
     const bool vec = ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(V) % 16 == 0;
     const auto kernel = vec ? gram_sym_direct_kernel<TI, true> : gram_sym_direct_kernel<TI, false>;
     const std::size_t smem = sizeof(double) * 64 * TI * TI;
     const std::int64_t blocks = std::min<std::int64_t>(
         stage1_blocks(n), resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem));
-    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(n, k, V, ld, partial, B, ldb);
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        n, k, V, ld, ws.partial, in_launch_counters(ws, blocks, k, k, true), B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish<double, true>(blocks, k, k, partial, B, ldb, stream);
+    finish_separately<double, true>(blocks, k, k, ws, B, ldb, stream);
 }
 
 void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B,
-                         int ldb, double* partial, cudaStream_t stream)
+                         int ldb, const Carved<double>& ws, cudaStream_t stream)
 {
     switch ((k + 7) / 8) {
-    case 1: return launch_sym_direct<1>(n, k, V, ld, B, ldb, partial, stream);
-    case 2: return launch_sym_direct<2>(n, k, V, ld, B, ldb, partial, stream);
-    case 3: return launch_sym_direct<3>(n, k, V, ld, B, ldb, partial, stream);
-    case 4: return launch_sym_direct<4>(n, k, V, ld, B, ldb, partial, stream);
-    case 5: return launch_sym_direct<5>(n, k, V, ld, B, ldb, partial, stream);
-    case 6: return launch_sym_direct<6>(n, k, V, ld, B, ldb, partial, stream);
-    case 7: return launch_sym_direct<7>(n, k, V, ld, B, ldb, partial, stream);
-    default: return launch_sym_direct<8>(n, k, V, ld, B, ldb, partial, stream);
+    case 1: return launch_sym_direct<1>(n, k, V, ld, B, ldb, ws, stream);
+    case 2: return launch_sym_direct<2>(n, k, V, ld, B, ldb, ws, stream);
+    case 3: return launch_sym_direct<3>(n, k, V, ld, B, ldb, ws, stream);
+    case 4: return launch_sym_direct<4>(n, k, V, ld, B, ldb, ws, stream);
+    case 5: return launch_sym_direct<5>(n, k, V, ld, B, ldb, ws, stream);
+    case 6: return launch_sym_direct<6>(n, k, V, ld, B, ldb, ws, stream);
+    case 7: return launch_sym_direct<7>(n, k, V, ld, B, ldb, ws, stream);
+    default: return launch_sym_direct<8>(n, k, V, ld, B, ldb, ws, stream);
     }
 }
 
@@ -762,27 +897,27 @@ void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld
 /// larger padding).
 template <typename T, int KPW, bool Sym>
 void dispatch_v(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
-                std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+                std::int64_t ldw, T* B, int ldb, const Carved<T>& ws, cudaStream_t stream)
 {
     constexpr bool same = KPW == 0;  // W padded as V
     switch (padded_columns(same ? std::max(kv, kw) : kv)) {
-    case 8: return launch<T, 8, same ? 8 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 16: return launch<T, 16, same ? 16 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 32: return launch<T, 32, same ? 32 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    case 48: return launch<T, 48, same ? 48 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
-    default: return launch<T, 64, same ? 64 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    case 8: return launch<T, 8, same ? 8 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
+    case 16: return launch<T, 16, same ? 16 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
+    case 32: return launch<T, 32, same ? 32 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
+    case 48: return launch<T, 48, same ? 48 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
+    default: return launch<T, 64, same ? 64 : KPW, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
     }
 }
 
 template <typename T, bool Sym>
 void dispatch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T* W,
-              std::int64_t ldw, T* B, int ldb, T* partial, cudaStream_t stream)
+              std::int64_t ldw, T* B, int ldb, const Carved<T>& ws, cudaStream_t stream)
 {
     if constexpr (!Sym) {
         if (kw <= 8)
-            return dispatch_v<T, 8, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+            return dispatch_v<T, 8, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
     }
-    dispatch_v<T, 0, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+    dispatch_v<T, 0, Sym>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
 }
 
 }  // namespace
@@ -793,8 +928,34 @@ std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes
                                           value_bytes);
     const std::int64_t blocks = stage1_blocks(n);
     if (blocks == 1 || kv == 0 || kw == 0) return 0;
-    return static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *
-           static_cast<std::size_t>(kw) * static_cast<std::size_t>(value_bytes);
+    return gram_counter_bytes + static_cast<std::size_t>(blocks) * static_cast<std::size_t>(kv) *
+                                    static_cast<std::size_t>(kw) *
+                                    static_cast<std::size_t>(value_bytes);
+}
+
+void gram_workspace_init(void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
+{
+    constexpr const char* fn = "kbench::blas::gram_workspace_init";
+    if (workspace_bytes == 0) return;
+    if (workspace == nullptr)
+        fail(fn, "workspace is null with workspace_bytes = " + std::to_string(workspace_bytes) +
+                     ", expected device memory (or workspace_bytes = 0)");
+    if (workspace_bytes < gram_counter_bytes)
+        fail(fn, "workspace_bytes = " + std::to_string(workspace_bytes) +
+                     ", expected 0 or >= gram_counter_bytes = " +
+                     std::to_string(gram_counter_bytes) +
+                     " (the counter region at the start of every gram workspace)");
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(workspace, 0, gram_counter_bytes, stream));
+}
+
+GramWorkspace::GramWorkspace(std::int64_t n, int kv, int kw, int value_bytes)
+    : buffer_(gram_workspace_bytes(n, kv, kw, value_bytes))
+{
+    if (buffer_.empty()) return;
+    // The legacy default stream plus a device synchronization: ready for work on any stream,
+    // non-blocking ones included.
+    KBENCH_CUDA_CHECK(cudaMemset(buffer_.data(), 0, gram_counter_bytes));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 template <typename T>
@@ -816,23 +977,26 @@ void gram(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const T*
         if (workspace == nullptr || workspace_bytes < needed)
             fail(who, "workspace of " + std::to_string(workspace_bytes) + " bytes" +
                           (workspace == nullptr ? " (null)" : "") + ", expected >= " +
-                          std::to_string(needed) + " bytes (gram_workspace_bytes)");
+                          std::to_string(needed) + " bytes (gram_workspace_bytes: the counter " +
+                          "region, gram_counter_bytes = " + std::to_string(gram_counter_bytes) +
+                          " bytes zeroed once, then the partial products)");
         if (reinterpret_cast<std::uintptr_t>(workspace) % sizeof(T) != 0)
             fail(who, "workspace is not aligned to " + std::to_string(sizeof(T)) + " bytes");
     }
-    T* partial = static_cast<T*>(workspace);
+    // With needed == 0 one block writes B: the workspace (maybe null or short) is not touched.
+    const Carved<T> ws = needed > 0 ? carve<T>(workspace) : Carved<T>{};
     if (W == V && kw == kv && ldw == ldv) {
         if constexpr (std::is_same_v<T, double>) {
             if (compute_capability() >= 80)
-                return dispatch_sym_direct(n, kv, V, ldv, B, ldb, partial, stream);
+                return dispatch_sym_direct(n, kv, V, ldv, B, ldb, ws, stream);
         }
-        dispatch<T, true>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+        dispatch<T, true>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
     } else if (kw == 1) {
-        launch_narrow<T, 1>(n, kv, V, ldv, W, ldw, B, ldb, partial, stream);
+        launch_narrow<T, 1>(n, kv, V, ldv, W, ldw, B, ldb, ws, stream);
     } else if (kw == 2) {
-        launch_narrow<T, 2>(n, kv, V, ldv, W, ldw, B, ldb, partial, stream);
+        launch_narrow<T, 2>(n, kv, V, ldv, W, ldw, B, ldb, ws, stream);
     } else {
-        dispatch<T, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, partial, stream);
+        dispatch<T, false>(n, kv, V, ldv, kw, W, ldw, B, ldb, ws, stream);
     }
 }
 

@@ -6,7 +6,9 @@
 // * gemm_rowwise       W := beta W + alpha V B for a small k_v x k_w matrix B (v -= V r, V := V Q,
 //                      block CGS's W := W - V (V^T W)); one pass over the rows.
 // * trsm_right_upper   V := V R^-1 for an upper triangular k x k R (CholQR, SVQR).
-// * gram               B = V^T W (Gram matrix, V^T V when W == V) in one fused launch.
+// * gram               B = V^T W (Gram matrix, V^T V when W == V) in one fused launch (the
+//                      per-block partial products summed by the last block to finish), two
+//                      for products of more than 64 summed entries.
 // * gram_batched       the same through cuBLAS batched DGEMM over h-row blocks, then a reduction
 //                      (the paper's batched DGEMM).
 // Host launchers for the GPU kernels; CPU reference twins in namespace reference.
@@ -20,7 +22,10 @@
 // * Deterministic: no floating-point atomics; the same input, device, shapes and alignment give
 //   the same bits on every call.
 // * Workspace (where taken): device scratch of at least the size query's bytes, aligned to 256
-//   bytes (cudaMalloc alignment); it holds nothing between calls.
+//   bytes (cudaMalloc alignment). gram_batched's holds nothing between calls. gram's starts with
+//   a region of ticket counters (gram_counter_bytes) that must be zero before the first call
+//   that needs a workspace and that every call leaves zero (see gram); the rest holds nothing
+//   between calls.
 // * n == 0 writes zeros to the results of reductions (r, B) and leaves updates untouched; k == 0
 //   does nothing.
 // * Errors: std::invalid_argument, naming the function, the parameter and what was expected,
@@ -29,6 +34,7 @@
 //   when a launch or a cuBLAS call fails.
 #pragma once
 
+#include "kernels/base/device_buffer.hpp"
 #include "models/spmv_traffic.hpp"  // models::Traffic
 
 #include <cublas_v2.h>
@@ -73,15 +79,81 @@ template <typename T>
 void trsm_right_upper(std::int64_t n, int k, T* V, std::int64_t ld, const T* R, int ldr,
                       cudaStream_t stream);
 
-/// Bytes of workspace gram needs (size query; no device access): the per-block partial k_v x
-/// k_w products of the first stage, 0 when one block suffices. Throws std::invalid_argument
-/// for n < 0 or kv, kw outside [0, max_block_columns].
+/// Bytes of the counter region at the start of every non-empty gram workspace: room for the
+/// 32-bit ticket counters of one call (at most 8: one per group of 8 columns of V in the
+/// kernel for W of 1 or 2 columns, else 1), padded so that the partial products after it start
+/// 256-byte aligned. The same for every shape, so calls of any shape on one workspace share
+/// it; equal to dot_counter_bytes (kernels/dot.hpp), so a workspace that gram and the dot
+/// kernels use from the same base pointer has one counter region that both leave zero.
+inline constexpr std::size_t gram_counter_bytes = 256;
+
+/// Bytes of workspace gram needs (size query; no device access): gram_counter_bytes of ticket
+/// counters, then the per-block partial kv x kw products of the first stage (one per block of
+/// at least 512 rows, at most 512 blocks; value_bytes bytes per value); 0 when one block
+/// suffices (n <= 512) or kv or kw is 0. Nondecreasing in n, kv, kw and value_bytes, so the
+/// size for the largest shape serves every smaller call. Throws std::invalid_argument for
+/// n < 0, kv or kw outside [0, max_block_columns] or value_bytes other than 4 and 8.
+/// Source: yamazaki2014 Sec. V-B/C, kbench's single-launch reduction.
 std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes);
 
-/// B = V^T W in one fused two-stage launch: V is n x kv (ldv), W is n x kw (ldw), B is kv x kw
-/// (ldb >= kv), all on the device. When W == V (same pointer, kv == kw, ldw == ldv) only the
-/// upper triangle is computed and mirrored, so B = V^T V is exactly symmetric. Double uses the
-/// FP64 tensor cores (mma m8n8k4); float, and W of at most 2 columns (W != V), CUDA cores.
+/// Makes caller-owned device memory a ready gram workspace: zeroes its counter region (the
+/// first gram_counter_bytes bytes) with one cudaMemsetAsync on `stream`. Call it once after
+/// allocating, ordered before the first gram on the memory (same stream, or synchronize), and
+/// again only when other work wrote the region (a workspace lent to other kernels between gram
+/// calls: before the next gram). Fine outside CUDA-graph capture or captured as a memset node.
+/// Does nothing (no CUDA call) when workspace_bytes == 0. Throws std::invalid_argument
+/// (naming the parameter) for a null workspace with workspace_bytes > 0 or 0 < workspace_bytes
+/// < gram_counter_bytes; kbench::cuda_error when the memset fails.
+/// Source: yamazaki2014 Sec. V-B/C, kbench's single-launch reduction.
+void gram_workspace_init(void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+
+/// RAII owner of a ready gram workspace: gram_workspace_bytes(n, kv, kw, value_bytes) bytes of
+/// device memory with the counter region zeroed, freed on destruction. Pass data() and bytes()
+/// to gram for any shape with gram_workspace_bytes(n', kv', kw', sizeof(T)) <= bytes(). Use it
+/// for gram calls only (or gram and dot calls: their counter regions coincide): other kernels
+/// must not write its memory. Move-only.
+class GramWorkspace {
+public:
+    /// Empty (data() null, bytes() 0): enough for calls that need no workspace.
+    GramWorkspace() = default;
+    /// Allocates and zeroes the counter region (cudaMemset and a device synchronization, so
+    /// work on any stream may use it at once); no CUDA call when gram_workspace_bytes(n, kv,
+    /// kw, value_bytes) is 0. Not for use during stream capture. Throws std::invalid_argument
+    /// as gram_workspace_bytes does, kbench::cuda_error when allocating or zeroing fails.
+    GramWorkspace(std::int64_t n, int kv, int kw, int value_bytes);
+
+    void* data() noexcept { return buffer_.data(); }
+    std::size_t bytes() const noexcept { return buffer_.bytes(); }
+    bool empty() const noexcept { return buffer_.empty(); }
+
+private:
+    device_buffer<unsigned char> buffer_;
+};
+
+/// B = V^T W in one fused launch: V is n x kv (ldv), W is n x kw (ldw), B is kv x kw (ldb >= kv),
+/// all on the device. When W == V (same pointer, kv == kw, ldw == ldv) only the upper triangle
+/// is computed and mirrored, so B = V^T V is exactly symmetric. Double uses the FP64 tensor
+/// cores (mma m8n8k4); float, and W of at most 2 columns (W != V), CUDA cores. Each block sums
+/// its rows into a partial product in the workspace and takes a ticket from a counter there;
+/// the block that draws the last ticket sums the partials in a fixed order (per entry, in block
+/// order: the same bits whichever block finishes last) and writes B, and the last ticket resets
+/// the counter to 0. A product of more than 64 summed entries (W == V: the upper triangle's;
+/// never with W of at most 2 columns) is summed by a second launch spread over the SMs instead,
+/// in the same order (one block would take tens of microseconds over the partials of k = 64).
+/// With one block (n <= 512) the block writes B itself and the workspace is not touched (it
+/// may be null).
+/// Workspace: device memory of at least gram_workspace_bytes(n, kv, kw, sizeof(T)) bytes,
+/// aligned to sizeof(T), whose counter region is zero (GramWorkspace, or gram_workspace_init
+/// once after allocating); every call leaves it zero, so one initialization serves every later
+/// call of any shape until other work writes the region. Nothing else may use the workspace
+/// while a call runs. A counter found at or above the number of blocks traps (the launch
+/// fails; the next synchronizing CUDA call reports kbench::cuda_error) instead of returning a
+/// wrong B; a stale smaller value cannot be detected. The launch is capturable into a CUDA
+/// graph; each replay leaves the counters zero.
+/// n == 0 writes zeros to B; kv == 0 or kw == 0 does nothing. Throws std::invalid_argument for
+/// n < 0, kv or kw outside [0, max_block_columns], a leading dimension too small, a null
+/// pointer that would be used, or a workspace that is null, too small or misaligned (before any
+/// CUDA call); kbench::cuda_error when the launch fails.
 /// Source: yamazaki2014 Sec. V-B/C (the Gram matrix of CholQR and SVQR, Fig. 11a), kbench
 /// variant.
 template <typename T>

@@ -83,10 +83,13 @@ __global__ void __launch_bounds__(block_size)
 /// BOrth coefficients C ((j + 1) x k, ld j + 1) or stage 1's fused product ((j + 1 + k) x k,
 /// ld j + 1 + k) at 0 (cregion values), the MPK's squared norms (kmax + 1) at cregion, then y
 /// or the block's column norms (m), then one scalar; stage 1's R (s x s). Pinned host staging
-/// for the coefficients and the norms. Two workspaces: `dots`, the dot kernels' own (the norms,
+/// for the coefficients and the norms. Three workspaces: `dots`, the dot kernels' own (the norms,
 /// the block's finiteness check and the MPK's dots; ticket counters zeroed once by
-/// blas::DotWorkspace, left zero by every call, written by nothing else), and `ws` for borth,
-/// tsqr and blas::gram, which carve and overwrite all of it on every call.
+/// blas::DotWorkspace, left zero by every call, written by nothing else); `grams`, blas::gram's
+/// own for the two-stage projection (project; its ticket counters likewise zeroed once by
+/// blas::GramWorkspace, left zero by every gram, written by nothing else; empty unless
+/// two_stage); and `ws` for borth and tsqr, which carve and overwrite all of it on every call
+/// (each zeroes the ticket counters of the dot or gram piece it carves before using it).
 template <typename T>
 struct GpuBackend {
     spmv::SpmvOperator<T>& a;
@@ -100,6 +103,7 @@ struct GpuBackend {
     ortho::GpuHandles hd;
     device_buffer<T> v, saved, coef, rdev;
     blas::DotWorkspace dots;
+    blas::GramWorkspace grams;
     device_buffer<unsigned char> ws;
     pinned_array<T> staged;
     std::vector<T> host;
@@ -117,16 +121,16 @@ struct GpuBackend {
           v(static_cast<std::size_t>(n) * (restart + 1)),
           saved(static_cast<std::size_t>(n) * kmax),
           coef(cregion + kmax + 1 + restart + 1), rdev(static_cast<std::size_t>(s) * s),
-          dots(n, kmax), staged(cregion + kmax + 1), host(static_cast<std::size_t>(restart) + 1)
+          dots(n, kmax),
+          grams(n, o.borth == CaBorth::two_stage ? std::min(restart + 1, chunk) : 0, s,
+                static_cast<int>(sizeof(T))),
+          staged(cregion + kmax + 1), host(static_cast<std::size_t>(restart) + 1)
     {
         std::size_t bytes = ortho::borth_workspace_bytes(
             borth_method, n, std::min(restart, borth_chunk), kmax, sizeof(T));
         for (int k = 1; k <= kmax; ++k)
             for (const ortho::TsqrMethod method : {o.tsqr, o.fallback_tsqr})
                 bytes = std::max(bytes, ortho::tsqr_workspace_bytes(method, hd, n, k, sizeof(T)));
-        if (o.borth == CaBorth::two_stage)
-            bytes = std::max(bytes, blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), s,
-                                                               sizeof(T)));
         // borth and tsqr reject a null workspace even when they need none: keep one allocation.
         ws = device_buffer<unsigned char>(std::max<std::size_t>(bytes, 256));
     }
@@ -186,8 +190,8 @@ struct GpuBackend {
     void project(int j, int k)
     {
         const int kv = j + 1 + k;
-        detail::block_products(n, kv, col(0), n, k, col(j + 1), n, coef.data(), kv, ws.data(),
-                               ws.bytes(), hd.stream);
+        detail::block_products(n, kv, col(0), n, k, col(j + 1), n, coef.data(), kv, grams.data(),
+                               grams.bytes(), hd.stream);
         d2h(staged.data(), coef.data(), static_cast<std::size_t>(kv) * k);
         d2h(staged.data() + cregion, norm2(), static_cast<std::size_t>(k) + 1);
     }

@@ -54,8 +54,11 @@ namespace kbench::solvers::detail {
 // solver of solvers/distributed/distributed_ca_gmres.cpp): tall blocks of n rows (ld >= n) with
 // any number of columns, in chunks of blas::max_block_columns; enqueued on `stream`.
 
-/// C (kv x k, ldc >= kv, device) := V^T W for V n x kv and W n x k (k <= max_block_columns);
-/// the workspace as blas::gram_workspace_bytes(n, min(kv, max_block_columns), k).
+/// C (kv x k, ldc >= kv, device) := V^T W for V n x kv and W n x k (k <= max_block_columns),
+/// one blas::gram per chunk; the workspace: at least blas::gram_workspace_bytes(n, min(kv,
+/// max_block_columns), k) bytes, a ready gram workspace (its ticket counters zero:
+/// blas::GramWorkspace, or blas::gram_workspace_init after other work wrote them); every call
+/// leaves them zero.
 template <typename T>
 void block_products(std::int64_t n, int kv, const T* V, std::int64_t ldv, int k, const T* W,
                     std::int64_t ldw, T* C, int ldc, void* workspace, std::size_t workspace_bytes,

@@ -63,7 +63,8 @@ public:
         : n_(n), ld_(ld), m_(restart), orth_(orth), stream_(stream),
           v_(static_cast<std::size_t>(ld) * (restart + 1)), c_(2 * restart + 4),
           dot_ws_(n, std::min(restart + 1, chunk)),
-          gram_ws_(gram_workspace_bytes(n, restart, orth)),
+          gram_ws_(n, orth == ArnoldiOrth::cgs2_lowsync ? std::min(restart + 1, chunk) : 0, 2,
+                   static_cast<int>(sizeof(T))),
           host_(2 * static_cast<std::size_t>(restart) + 4),
           lowsync_(restart), coef_(2 * static_cast<std::size_t>(restart) + 4)
     {
@@ -244,14 +245,6 @@ public:
 private:
     T* norm2() { return c_.data() + 2 * m_ + 2; }
     T* first() { return c_.data() + 2 * m_ + 3; }
-
-    /// blas::gram's workspace (cgs2_lowsync only; 0 otherwise).
-    static std::size_t gram_workspace_bytes(std::int64_t n, int restart, ArnoldiOrth orth)
-    {
-        if (orth != ArnoldiOrth::cgs2_lowsync) return 0;
-        return blas::gram_workspace_bytes(n, std::min(restart + 1, chunk), 2,
-                                          static_cast<int>(sizeof(T)));
-    }
 
     /// w := factor (w - [v_0 .. v_{k-1}] b) for a device vector b of k entries, chunk by chunk.
     void subtract_scaled(int k, const T* b, double factor, T* w)
@@ -440,11 +433,12 @@ private:
     cudaStream_t stream_;
     device_buffer<T> v_;
     device_buffer<T> c_;
-    // Two workspaces: the dot kernels' own (ticket counters zeroed once by DotWorkspace, left
-    // zero by every dot / mdgm; no other kernel writes it) and blas::gram's, which writes its
-    // partials from offset 0 and so must never share memory with the dot counters.
+    // Two workspaces, each with ticket counters zeroed once by its owner and left zero by every
+    // call: the dot kernels' own (DotWorkspace; no other kernel writes it) and blas::gram's
+    // (GramWorkspace, the one-reduce step's products: the basis chunks' [V, u]^T [u, A u], kv <=
+    // min(m + 1, 64), kw <= 2; empty unless cgs2_lowsync; no other kernel writes it).
     blas::DotWorkspace dot_ws_;
-    device_buffer<unsigned char> gram_ws_;
+    blas::GramWorkspace gram_ws_;
     std::vector<T> host_;  // copy of c
     LowSyncArnoldi<T> lowsync_;
     pinned_array<T> coef_;  // cgs2_lowsync: C of fused_update, or d's last entry, for the device

@@ -183,17 +183,15 @@ models::Traffic tall_skinny_traffic(TallSkinnyVariant v, std::int64_t n, int k, 
 
 namespace {
 
-/// Bytes of the gram kernels' workspace for these ks: the largest of gram's and gram_batched's.
+/// Bytes of gram_batched's workspace for these ks: the largest over the ks.
 template <typename T>
-std::size_t gram_bytes(std::int64_t n, const std::vector<int>& ks)
+std::size_t gram_batched_bytes(std::int64_t n, const std::vector<int>& ks)
 {
     constexpr int value_bytes = static_cast<int>(sizeof(T));
     std::size_t bytes = 0;
-    for (const int k : ks) {
-        bytes = std::max(bytes, blas::gram_workspace_bytes(n, k, k, value_bytes));
+    for (const int k : ks)
         bytes = std::max(bytes, blas::gram_batched_workspace_bytes(
                                     n, k, k, tall_skinny_gram_batched_h, value_bytes));
-    }
     return bytes;
 }
 
@@ -203,7 +201,10 @@ template <typename T>
 std::size_t TallSkinnyData<T>::workspace_bytes(std::int64_t n, const std::vector<int>& ks)
 {
     const int k_max = ks.empty() ? 0 : *std::max_element(ks.begin(), ks.end());
-    return gram_bytes<T>(n, ks) + blas::dot_workspace_bytes(n, k_max);
+    // gram's size is nondecreasing in k: the largest k serves every k.
+    return gram_batched_bytes<T>(n, ks) +
+           blas::gram_workspace_bytes(n, k_max, k_max, static_cast<int>(sizeof(T))) +
+           blas::dot_workspace_bytes(n, k_max);
 }
 
 template <typename T>
@@ -224,7 +225,8 @@ TallSkinnyData<T>::TallSkinnyData(std::int64_t n_, const std::vector<int>& ks,
     const auto uk = static_cast<std::size_t>(k_max);
     V = device_buffer<T>(un * uk);
     y = device_buffer<T>(un);
-    workspace = device_buffer<double>(gram_bytes<T>(n, ks) / sizeof(double) + 1);
+    workspace = device_buffer<double>(gram_batched_bytes<T>(n, ks) / sizeof(double) + 1);
+    gram_workspace = blas::GramWorkspace(n, k_max, k_max, static_cast<int>(sizeof(T)));
     dot_workspace = blas::DotWorkspace(n, k_max);
     r = device_buffer<T>(uk);
     B = device_buffer<T>(uk * uk);
@@ -260,6 +262,8 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
     T* B = d.B.data();
     void* ws = d.workspace.data();
     const std::size_t ws_bytes = d.workspace.bytes();
+    void* gram_ws = d.gram_workspace.data();
+    const std::size_t gram_ws_bytes = d.gram_workspace.bytes();
     void* dot_ws = d.dot_workspace.data();
     const std::size_t dot_ws_bytes = d.dot_workspace.bytes();
     std::function<void()> call;
@@ -281,7 +285,9 @@ TallSkinnyMeasurement measure_tall_skinny_point(TallSkinnyVariant variant, int k
                  y);
         };
         break;
-    case TV::gram: call = [&] { blas::gram(n, k, V, n, k, V, n, B, k, ws, ws_bytes, s); }; break;
+    case TV::gram:
+        call = [&] { blas::gram(n, k, V, n, k, V, n, B, k, gram_ws, gram_ws_bytes, s); };
+        break;
     case TV::gram_batched:
         call = [&] {
             blas::gram_batched(handle, n, k, V, n, k, V, n, B, k, tall_skinny_gram_batched_h, ws,

@@ -29,6 +29,7 @@
 #include "harness/core/machine.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/tall_skinny.hpp"
 
 #include <cublas_v2.h>
 #include <nlohmann/json.hpp>
@@ -84,14 +85,16 @@ struct TallSkinnyData {
     TallSkinnyData(std::int64_t n, const std::vector<int>& ks, cudaStream_t stream,
                    const char* who);
 
-    /// Bytes of the kernels' two workspaces for these ks together: mdgm's (dot_workspace) and
-    /// the largest of gram's and gram_batched's (workspace); no device access.
+    /// Bytes of the kernels' three workspaces for these ks together: mdgm's (dot_workspace),
+    /// gram's (gram_workspace) and the largest of gram_batched's (workspace); no device access.
     static std::size_t workspace_bytes(std::int64_t n, const std::vector<int>& ks);
 
     std::int64_t n;
     int k_max;
     device_buffer<T> V, y, r, B, identity, coefficients;
-    device_buffer<double> workspace;  // gram's and gram_batched's (they write it from offset 0)
+    device_buffer<double> workspace;  // gram_batched's (it writes all of it from offset 0)
+    blas::GramWorkspace gram_workspace;  // gram's own: its ticket counters, zeroed once, are
+                                         // out of reach of gram_batched (kernels/tall_skinny.hpp)
     blas::DotWorkspace dot_workspace;  // mdgm's own: its ticket counters, zeroed once, are out
                                        // of reach of the gram kernels (kernels/dot.hpp)
 };

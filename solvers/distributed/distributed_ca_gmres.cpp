@@ -242,10 +242,12 @@ constexpr int chunk = blas::max_block_columns;  // columns per gram / gemm_rowwi
 /// or stage 1's fused product ((j + 1 + k) x k) at 0 (cregion values), then the squared norms
 /// (kmax + 1), then m + 1 values (y, a block's column norms), the Gram matrix and its factor
 /// (kmax x kmax each), the constant 1. Every sum over the rows is reduced in place on the device
-/// by mpk.exchange().allreduce_sum and then copied to the host. Two workspaces: `dots`, the
+/// by mpk.exchange().allreduce_sum and then copied to the host. Three workspaces: `dots`, the
 /// column norms' MDOT workspace (ticket counters zeroed once by blas::DotWorkspace, left zero by
-/// every call, written by nothing else), and `ws` for blas::gram and the serial TSQRs, which
-/// overwrite all of it.
+/// every call, written by nothing else); `grams`, blas::gram's (the block products and the Gram
+/// TSQRs; ticket counters likewise zeroed once by blas::GramWorkspace, left zero by every gram,
+/// written by nothing else); and `ws` for the serial TSQRs, which overwrite all of it (so it
+/// cannot hold gram's counters: a CAQR there would leave them non-zero).
 template <typename T>
 struct GpuBackend {
     DistributedMpk<T>& a;
@@ -259,6 +261,7 @@ struct GpuBackend {
     ortho::GpuHandles hd;
     device_buffer<T> v, saved, work, coef;
     blas::DotWorkspace dots;
+    blas::GramWorkspace grams;
     device_buffer<unsigned char> ws;
     std::vector<T> host, n2, scale, c, g;
     std::vector<const T*> ptrs;
@@ -277,9 +280,10 @@ struct GpuBackend {
           v(static_cast<std::size_t>(ld) * (restart + 1)),
           saved(static_cast<std::size_t>(ld) * kmax), work(static_cast<std::size_t>(ld) * 2),
           coef(cregion + kmax + 1 + restart + 1 + 2 * static_cast<std::size_t>(kmax) * kmax + 1),
-          dots(n, kmax), host(cregion + kmax + 1)
+          dots(n, kmax), grams(n, chunk, kmax, static_cast<int>(sizeof(T))),
+          host(cregion + kmax + 1)
     {
-        std::size_t bytes = blas::gram_workspace_bytes(n, chunk, kmax, sizeof(T));
+        std::size_t bytes = 0;
         // The serial TSQRs that one rank may run (its n is the global n there).
         for (int k = 1; k <= std::min<std::int64_t>(kmax, n); ++k)
             for (const ortho::TsqrMethod method : {o.tsqr, o.fallback_tsqr})
@@ -366,7 +370,7 @@ struct GpuBackend {
     void local_products(int kv, int j, int k)
     {
         solvers::detail::block_products(n, kv, col(0), ld, k, col(j + 1), ld, coef.data(), kv,
-                                        ws.data(), ws.bytes(), hd.stream);
+                                        grams.data(), grams.bytes(), hd.stream);
     }
     /// W -= Q_{0:j} C, C = coef (ld ldc).
     void subtract(int j, int k, int ldc)
@@ -396,7 +400,7 @@ struct GpuBackend {
         return ortho::detail::gram_tsqr<T>(
             method, global_n, k, R, k,
             [&](T* G) {
-                blas::gram(n, k, w, ld, k, w, ld, gram_dev(), k, ws.data(), ws.bytes(),
+                blas::gram(n, k, w, ld, k, w, ld, gram_dev(), k, grams.data(), grams.bytes(),
                            hd.stream);
                 reduce_to_host(gram_dev(), k * k, G);
             },

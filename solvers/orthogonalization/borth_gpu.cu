@@ -2,9 +2,13 @@
 //
 // Device workspace, in this order (256-byte aligned pieces): the second pass's coefficients
 // (kq x kv, cgs2 only), the MGS row (kv), blas::gram's workspace (cgs, cgs2) or blas::mdgm's
-// (mgs). The caller lends the workspace to other kernels between calls (CA-GMRES: tsqr and
-// gram), so mgs zeroes mdgm's ticket counters (kernels/dot.hpp; blas::dot_workspace_init, one
-// memset on the stream) before its first mdgm of every call; its mdgm calls leave them zero.
+// (mgs). Both kernels keep ticket counters at the start of their piece that must be zero when
+// they run (kernels/dot.hpp, kernels/tall_skinny.hpp) and that each of their calls leaves zero.
+// The caller lends the workspace to other kernels between calls (CA-GMRES: tsqr, whose pieces
+// fall elsewhere and whose cuSOLVER buffers overwrite anything), so every call zeroes the
+// counters of its reduce piece first (blas::dot_workspace_init for mgs, blas::gram_workspace_init
+// for cgs and cgs2: one memset on the stream, none when the piece is empty); its own mdgm or
+// gram calls, chunk after chunk and pass after pass, then find them zero.
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -157,6 +161,7 @@ void borth(BorthMethod method, const GpuHandles& handles, std::int64_t n, int kq
         }
         return;
     }
+    blas::gram_workspace_init(reduce, p.reduce, s);  // see the file comment
     project(n, kq, Q, ldq, kv, V, ldv, C, ldc, reduce, p.reduce, s);
     subtract(n, kq, Q, ldq, kv, V, ldv, C, ldc, s);
     if (method == BorthMethod::cgs2) {

@@ -7,12 +7,15 @@
 //                 workspace;
 //   CAQR:         tau (blocks x k), the stacked Q factor (blocks k x k), cuSOLVER's buffer,
 //                 its info (int).
-// The dot kernels' workspace (Gram-Schmidt) is a piece of the caller's workspace, which the
-// caller also lends to other methods, other shapes and other kernels between calls (block GMRES
-// and CA-GMRES do): its ticket counters (kernels/dot.hpp) cannot be trusted to be zero on
-// entry, so reset_gs zeroes them (blas::dot_workspace_init, one memset on the stream) at the
-// start of every Gram-Schmidt call, before its first dot; the dots of the call leave them zero.
-// The contract of tsqr_gpu.hpp (the workspace holds nothing between calls) stays true.
+// The dot kernels' workspace (Gram-Schmidt) and blas::gram's (Gram methods) are pieces of the
+// caller's workspace, which the caller also lends to other methods, other shapes and other
+// kernels between calls (block GMRES and CA-GMRES do): their ticket counters (kernels/dot.hpp,
+// kernels/tall_skinny.hpp) cannot be trusted to be zero on entry, so every call zeroes them
+// first, one memset on the stream (none when the piece is empty): reset_gs
+// (blas::dot_workspace_init) at the start of every Gram-Schmidt call, before its first dot, and
+// gram_family (blas::gram_workspace_init) before its first gram; the dots and grams of the call
+// leave them zero. The contract of tsqr_gpu.hpp (the workspace holds nothing between calls)
+// stays true.
 #include "solvers/orthogonalization/tsqr_gpu.hpp"
 
 #include "kernels/base/cuda_check.hpp"
@@ -353,11 +356,13 @@ GramWork<T> carve_gram(Carver& c, std::int64_t n, int k)
 /// The Gram-based methods (detail::gram_tsqr): per pass the Gram matrix (blas::gram) copied to
 /// the host, the factor copied back, V := V U^-1 (blas::trsm_right_upper) or V := V M
 /// (blas::gemm_rowwise); the stream is idle when each step returns (the host arrays are reused).
+/// First the gram workspace's counters are zeroed (see the file comment).
 template <typename T>
 TsqrOutcome gram_family(TsqrMethod method, const GpuHandles& hd, std::int64_t n, int k, T* V,
                         std::int64_t ld, T* R, int ldr, const GramWork<T>& w)
 {
     const std::size_t kk = static_cast<std::size_t>(k) * k;
+    blas::gram_workspace_init(w.reduce, w.reduce_bytes, hd.stream);
     return detail::gram_tsqr<T>(
         method, n, k, R, ldr,
         [&](T* G) {
