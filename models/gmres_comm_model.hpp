@@ -292,10 +292,10 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
     const bool distributed = num_ranks > 1;
     const bool staged = s.halo_path == HaloPath::host_staged;
     const auto through_host = [&](double host_s) {
-        tl.kernel(0);  // copy to the host
+        tl.copy();  // to the host
         tl.synchronize();
         tl.host(host_s);
-        tl.kernel(0);  // copy back
+        tl.copy();  // back
     };
     const bool overlap = distributed && s.overlap && t.spmv_interior > 0;
     const auto spmv = [&](double extra_work) {
@@ -351,13 +351,13 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
         }
         tl.reduction(t.w_pass);  // ||w||^2
         allreduce(1);
-        tl.kernel(0);  // the Hessenberg column to the host
-        tl.kernel(0);  // and the norm
+        tl.copy();  // the Hessenberg column to the host
+        tl.copy();  // and the norm
         tl.synchronize();
         tl.kernel(2 * t.w_pass);  // v_{j+1} = w / h_{j+1,j}
     }
     // The restart: x += V_m y, r = M^-1 (b - A x), beta = ||r||, v_1 = r / beta.
-    tl.kernel(0);  // y to the device
+    tl.copy();  // y to the device
     tl.kernel((s.m + 2) * t.dram_pass);
     tl.synchronize();  // y's host memory is released
     tl.kernel(2 * t.dram_pass);  // x into the vector with ghost room
@@ -366,7 +366,7 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
     tl.kernel(3 * t.dram_pass);  // Jacobi
     tl.reduction(t.dram_pass);
     allreduce(1);
-    tl.kernel(0);  // the norm to the host
+    tl.copy();  // the norm to the host
     tl.synchronize();
     tl.kernel(2 * t.dram_pass);
     return tl;

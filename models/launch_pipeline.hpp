@@ -15,6 +15,12 @@
 // measured (kbench machine): what a streaming kernel, or a dot, takes beyond its bytes over
 // bandwidth (the ramp-up and drain of a grid; the last block's sum of the partials); node_s is
 // the device-side cost of an empty kernel (a replayed CUDA graph node).
+// A run may measure its own host costs at its own size on kbench's launchers (harness/core/
+// op_cost.hpp: the host's enqueue time per dot and per copy, and the tail of a synchronization
+// on an idle device); where given they replace launch_s for those ops and bound the wake-up
+// from below: a small system's time is the host's, and its host differs from run to run. Ops
+// launched from the host, not replayed from a graph, also leave a gap on the device: an empty
+// kernel then takes stream_node_s, and each op adds stream_node_s - node_s to its device time.
 // Units: seconds. Bad costs throw std::invalid_argument naming the parameter.
 #pragma once
 
@@ -32,6 +38,14 @@ struct LaunchCosts {
     double kernel_fixed_s = 0;  // device time a streaming kernel adds to bytes / bandwidth
     double reduction_fixed_s = 0;  // the same for a reduction (one launch, kbench's dot)
     double node_s = 0;          // device time of an empty kernel (CUDA graph node, replayed)
+    // Measured by the run on kbench's own launchers at its size; 0: not measured.
+    double reduction_launch_s = 0;  // host time per reduction launch (0: launch_s)
+    double copy_launch_s = 0;       // host time per copy of a few values (0: launch_s)
+    double sync_tail_s = 0;  // host time from the last launch to the return of a
+                             // synchronization on an idle device: a dot, a copy of its value and
+                             // a stream synchronization, less the two launches' host times
+    double stream_node_s = 0;  // device time of an empty kernel launched into a busy stream;
+                               // what it exceeds node_s by, every launched op adds (0: none)
 };
 
 /// Host and device clocks of one stream, advanced op by op (see the header comment).
@@ -45,6 +59,10 @@ public:
         check("kernel_fixed_s", c.kernel_fixed_s);
         check("reduction_fixed_s", c.reduction_fixed_s);
         check("node_s", c.node_s);
+        check("reduction_launch_s", c.reduction_launch_s);
+        check("copy_launch_s", c.copy_launch_s);
+        check("sync_tail_s", c.sync_tail_s);
+        check("stream_node_s", c.stream_node_s);
     }
 
     /// One asynchronous launch (kernel or copy) of work_s seconds of streaming (0: none). The
@@ -52,23 +70,31 @@ public:
     void kernel(double work_s)
     {
         check("work_s", work_s);
-        launch(work_s > 0 ? c_.kernel_fixed_s + work_s : c_.node_s);
+        launch(c_.launch_s, work_s > 0 ? c_.kernel_fixed_s + work_s : c_.node_s);
         work_ += work_s;
     }
-    /// A reduction streaming work_s seconds of data: one launch of reduction_fixed_s + work_s
-    /// (at least node_s).
+    /// A reduction streaming work_s seconds of data: one launch (reduction_launch_s of host
+    /// time when measured, else launch_s) of reduction_fixed_s + work_s (at least node_s).
     void reduction(double work_s)
     {
         check("work_s", work_s);
-        launch(std::max(c_.node_s, c_.reduction_fixed_s + work_s));
+        launch(c_.reduction_launch_s > 0 ? c_.reduction_launch_s : c_.launch_s,
+               std::max(c_.node_s, c_.reduction_fixed_s + work_s));
         work_ += work_s;
     }
+    /// An asynchronous copy of a few values between host and device: copy_launch_s of host
+    /// time when measured (else launch_s), node_s on the device.
+    void copy()
+    {
+        launch(c_.copy_launch_s > 0 ? c_.copy_launch_s : c_.launch_s, c_.node_s);
+    }
     /// The host waits for the queue to drain, then wakes: the round trip less its own launch
-    /// and empty kernel.
+    /// and empty kernel; and never returns before sync_tail_s after its last launch.
     void synchronize()
     {
-        host_ = std::max(host_, device_) +
-                std::max(0.0, c_.sync_s - c_.launch_s - c_.node_s);
+        host_ = std::max(std::max(host_, device_) +
+                             std::max(0.0, c_.sync_s - c_.launch_s - c_.node_s),
+                         host_ + c_.sync_tail_s);
         ++syncs_;
     }
     /// seconds of host work (an MPI call); overlaps the queued kernels unless after a
@@ -89,10 +115,10 @@ public:
     long syncs() const noexcept { return syncs_; }
 
 private:
-    void launch(double busy)
+    void launch(double host_s, double busy)
     {
-        host_ += c_.launch_s;
-        device_ = std::max(host_, device_) + busy;
+        host_ += host_s;
+        device_ = std::max(host_, device_) + busy + std::max(0.0, c_.stream_node_s - c_.node_s);
         ++launches_;
     }
     static void check(const char* name, double x)

@@ -167,6 +167,23 @@ TEST(GmresCommModel, ShortKernelsAreLaunchBound)
                          {"sync_s = -1"});
 }
 
+TEST(GmresCommModel, MeasuredHostCostsPriceEachLaunchByItsKind)
+{
+    // m = 1, MGS, 100 rows at 1e12 B/s (kernels of < 1 ns), no wake-up (sync_s 0): the host's
+    // costs alone. Kernels 4 us, dots 5 us, copies 2 us, a synchronization's tail 14 us.
+    // Step: SpMV 4, Jacobi 4, dot 5, update 4, norm 5, 2 copies 4, sync 14, scaling 4 = 44.
+    // Restart: y 2, update 4, sync 14, copies of x and b 8, SpMV 4, Jacobi 4, norm 5, copy 2,
+    // sync 14, scaling 4 = 61.
+    GmresMachine gpu;
+    gpu.device_bytes_per_s = 1e12;
+    gpu.launch.launch_s = 4e-6;
+    gpu.launch.reduction_launch_s = 5e-6;
+    gpu.launch.copy_launch_s = 2e-6;
+    gpu.launch.sync_tail_s = 14e-6;
+    const auto t = gmres_iteration_time(GmresRankLoad{100, 500, 0, 0}, 1, setup(1), gpu);
+    EXPECT_NEAR(t.total, 105e-6, 1e-8);
+}
+
 TEST(GmresCommModel, ASolveThatStopsEarlyHasShorterSteps)
 {
     GmresMachine gpu;

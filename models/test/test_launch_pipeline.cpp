@@ -53,6 +53,44 @@ TEST(LaunchPipeline, AReductionIsOneKernelWithItsFixedCost)
     EXPECT_DOUBLE_EQ(t2.seconds(), 3e-6);  // host 2, device 2 -> 3
 }
 
+TEST(LaunchPipeline, MeasuredHostCostsReplaceTheLaunchLatency)
+{
+    LaunchCosts measured = costs;
+    measured.reduction_launch_s = 4e-6;
+    measured.copy_launch_s = 0.5e-6;
+    measured.sync_tail_s = 12e-6;
+    LaunchTimeline tl(measured);
+    tl.reduction(0);  // host 4, device 4 -> 9
+    tl.copy();        // host 4.5, device 9 -> 10
+    EXPECT_DOUBLE_EQ(tl.seconds(), 10e-6);
+    tl.synchronize();  // host max(10 + 7, 4.5 + 12) = 17
+    EXPECT_DOUBLE_EQ(tl.seconds(), 17e-6);
+    tl.kernel(0);  // host 19 (launch_s), device 19 -> 20
+    tl.copy();     // host 19.5, device 20 -> 21
+    tl.synchronize();  // host max(21 + 7, 19.5 + 12) = 31.5: the tail on an idle device
+    EXPECT_DOUBLE_EQ(tl.seconds(), 31.5e-6);
+    EXPECT_EQ(tl.launches(), 4);
+    // Not measured (0): a copy costs launch_s, a sync the wake-up alone.
+    LaunchTimeline plain(costs);
+    plain.copy();       // host 2, device 2 -> 3
+    plain.synchronize();  // 3 + 7
+    EXPECT_DOUBLE_EQ(plain.seconds(), 10e-6);
+    LaunchCosts bad = costs;
+    bad.sync_tail_s = -1;
+    test::expect_invalid([&] { LaunchTimeline{bad}; }, {"sync_tail_s = -1"});
+}
+
+TEST(LaunchPipeline, LaunchedOpsLeaveAGapOnTheDevice)
+{
+    LaunchCosts launched = costs;
+    launched.stream_node_s = 1.5e-6;  // 0.5 us more than a graph node
+    LaunchTimeline tl(launched);
+    tl.kernel(20e-6);  // host 2, device 2 -> 2 + 3 + 20 + 0.5 = 25.5
+    tl.kernel(1e-6);   // host 4, device 25.5 -> 30
+    tl.copy();         // host 6, device 30 -> 31.5
+    EXPECT_DOUBLE_EQ(tl.seconds(), 31.5e-6);
+}
+
 TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
 {
     LaunchTimeline tl(LaunchCosts{});

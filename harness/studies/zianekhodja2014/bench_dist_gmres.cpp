@@ -45,9 +45,10 @@ std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 /// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
 /// the slowest rank's load and the figures measured for the run: the device's triad bandwidth,
 /// L2 size and bandwidth, launch and synchronization latencies and the fixed costs of a
-/// streaming kernel and of a two-stage dot (machine profile), the run's iteration count, and
-/// the link figures the worker measured over the run's own
-/// transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
+/// streaming kernel and of a dot (machine profile), the host's enqueue times of kbench's
+/// launchers and its synchronization tail, measured by the worker in its own process
+/// ("launch_figures"; they replace the profile's empty-kernel launch), the run's iteration
+/// count, and the link figures the worker measured over the run's own transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
 /// transport decides whether halos and all-reduces synchronize the host. A run whose SpMVs
 /// overlapped the exchange ("overlap") is priced so, from the largest boundary rows and nnz of
 /// a rank (entries written before the overlap have neither: priced without).
@@ -82,6 +83,15 @@ json model_entry(const json& e, const MachineProfile* machine)
     mc.launch = {machine->launch_latency_us * 1e-6, machine->launch_sync_roundtrip_us * 1e-6,
                  machine->kernel_fixed_us * 1e-6, machine->reduction_fixed_us * 1e-6,
                  machine->graph_node_us * 1e-6};
+    // The host's costs the worker measured in its own process on kbench's launchers (entries
+    // written before it measured them: the profile's empty-kernel launch and round trip).
+    if (const auto& lf = e.value("launch_figures", json()); lf.is_object()) {
+        mc.launch.launch_s = lf.at("kernel_us").get<double>() * 1e-6;
+        mc.launch.reduction_launch_s = lf.at("reduction_us").get<double>() * 1e-6;
+        mc.launch.copy_launch_s = lf.at("copy_us").get<double>() * 1e-6;
+        mc.launch.sync_tail_s = lf.at("sync_tail_us").get<double>() * 1e-6;
+        mc.launch.stream_node_s = lf.value("stream_node_us", 0.0) * 1e-6;
+    }
     const auto t = models::gmres_iteration_time(load, e.at("ranks").get<int>(), setup, mc);
     return {{"spmv", t.spmv}, {"vector", t.vector_ops}, {"halo", t.halo},
             {"reductions", t.reductions}, {"launches", t.launches}, {"total", t.total}};

@@ -24,7 +24,10 @@
 //   "messages_received_total", "messages_received_max"} (per SpMV halo exchange),
 //   "link" {"latency_seconds", "bandwidth_bytes_per_second", "allreduce_seconds",
 //   "host_staged_path" ("shared_memory" | "mpi_messages"; gpu host_staged only),
-//   "host_staged_note" (why mpi_messages, when there is a reason)}}.
+//   "host_staged_note" (why mpi_messages, when there is a reason)},
+//   "launch_figures" (gpu only; null on CPU ranks) {"kernel_us", "reduction_us", "copy_us",
+//   "sync_tail_us", "stream_node_us"}: harness/core/op_cost.hpp measure_launch_figures at the rank's rows, the
+//   largest over the ranks, measured in this process after the warm-up solves}.
 // With --partition-only: {"matrix", "n", "nnz", "ranks", "partition", "partition_only": true,
 //   "build_seconds", "partition_seconds", "partition_cached", "partition_made_on"}.
 // Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
@@ -34,6 +37,7 @@
 #include "harness/mpi/dist_link.hpp"
 #include "harness/mpi/dist_setup.hpp"
 #include "harness/mpi/dist_worker.hpp"
+#include "harness/core/op_cost.hpp"
 #include "harness/core/results_json.hpp"
 #include "harness/core/study_context.hpp"
 #include "harness/core/timing.hpp"
@@ -121,6 +125,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
 
     std::vector<double> seconds;
     solvers::SolveResult result, detailed;
+    nlohmann::json launch_figures = nullptr;
     if (gpu) {
         cuda_stream stream;
         dist::DistributedSpmv<double> spmv(comm, p.local, transport, spmv::Policy{"auto"},
@@ -133,6 +138,15 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
                                            prec, stream.get(), detail);
         };
         for (int w = 0; w < o.warmups; ++w) solve(false);
+        // The host's costs in this process, on this core, at this size: what sets the time of
+        // a small system's solve (models/launch_pipeline.hpp).
+        const LaunchFigures lf =
+            measure_launch_figures(std::max<index_type>(owned, 1), stream.get());
+        launch_figures = {{"kernel_us", comm.allreduce_max(lf.kernel_us)},
+                          {"reduction_us", comm.allreduce_max(lf.reduction_us)},
+                          {"copy_us", comm.allreduce_max(lf.copy_us)},
+                          {"sync_tail_us", comm.allreduce_max(lf.sync_tail_us)},
+                          {"stream_node_us", comm.allreduce_max(lf.stream_node_us)}};
         for (int r = 0; r < o.repetitions; ++r) {
             result = solve(false);
             seconds.push_back(comm.allreduce_max(result.seconds));
@@ -217,6 +231,7 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
           {"messages_received_total", total(static_cast<double>(h.messages_received()))},
           {"messages_received_max", comm.allreduce_max(h.messages_received())}}},
         {"link", link_json(link)},
+        {"launch_figures", launch_figures},
     };
     add_device_fields(doc, dev);
     return doc;

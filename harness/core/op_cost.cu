@@ -1,0 +1,109 @@
+// Host and device cost of an enqueued operation: see op_cost.hpp.
+#include "harness/core/op_cost.hpp"
+
+#include "harness/core/timing.hpp"
+#include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device_buffer.hpp"
+#include "kernels/dot.hpp"
+#include "kernels/tall_skinny.hpp"
+
+#include <algorithm>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbench::harness {
+namespace {
+
+/// One thread spins on the global timer for `ns` nanoseconds.
+__global__ void spin_kernel(std::uint64_t ns)
+{
+    std::uint64_t t0 = 0;
+    std::uint64_t t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+__global__ void empty_kernel() {}
+
+}  // namespace
+
+OpCost measure_op_cost(const std::function<void(cudaStream_t)>& op, cudaStream_t stream,
+                       int calls, int samples)
+{
+    if (calls < 1 || samples < 1)
+        throw std::invalid_argument("measure_op_cost: calls = " + std::to_string(calls) +
+                                    ", samples = " + std::to_string(samples) +
+                                    ", expected both >= 1");
+    using clock = std::chrono::steady_clock;
+    cuda_event after_spin, after_calls;
+    std::vector<double> host, device;
+    double spin_s = 200e-6;
+    for (int s = -1; s < samples;) {
+        spin_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(spin_s * 1e9));
+        KBENCH_CUDA_CHECK_LAUNCH();
+        after_spin.record(stream);
+        const auto t0 = clock::now();
+        for (int c = 0; c < calls; ++c) op(stream);
+        const double issue_s = std::chrono::duration<double>(clock::now() - t0).count();
+        after_calls.record(stream);
+        after_calls.synchronize();
+        if (2 * issue_s > spin_s) {  // the device may have caught up: a longer spin, again
+            spin_s *= 2;
+            if (spin_s > 1.0)
+                throw std::invalid_argument(
+                    "measure_op_cost: enqueueing " + std::to_string(calls) + " calls took " +
+                    std::to_string(issue_s) + " s, expected an op that only enqueues work");
+            continue;
+        }
+        if (s++ < 0) continue;  // the warm-up sample
+        host.push_back(1e6 * issue_s / calls);
+        device.push_back(1e6 * after_calls.seconds_since(after_spin) / calls);
+    }
+    return {median(host), median(device)};
+}
+
+LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream)
+{
+    if (n < 1)
+        throw std::invalid_argument("measure_launch_figures: n = " + std::to_string(n) +
+                                    ", expected >= 1");
+    const auto len = static_cast<std::size_t>(n);
+    device_buffer<double> v(std::vector<double>(len, 1.0)), w(std::vector<double>(len, 0.5));
+    device_buffer<double> h(std::vector<double>(1, 0.0));
+    blas::DotWorkspace work(n, 1);
+    pinned_array<double> host(1);
+    const auto dot = [&](cudaStream_t s) {
+        blas::dot(n, v.data(), w.data(), h.data(), work.data(), work.bytes(), s);
+    };
+    const auto copy = [&](cudaStream_t s) {
+        KBENCH_CUDA_CHECK(cudaMemcpyAsync(host.data(), h.data(), sizeof(double),
+                                          cudaMemcpyDeviceToHost, s));
+    };
+    LaunchFigures f;
+    // w -= v h with h = 0 (before the dots write it): w keeps its values.
+    f.kernel_us = measure_op_cost([&](cudaStream_t s) {
+        blas::gemm_rowwise<double>(n, 1, 1, -1.0, v.data(), n, h.data(), 1, 1.0, w.data(), n, s);
+    }, stream).host_us;
+    f.reduction_us = measure_op_cost(dot, stream).host_us;
+    f.copy_us = measure_op_cost(copy, stream).host_us;
+    const double round_trip = time_wall([&] {
+        dot(stream);
+        copy(stream);
+        KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }, 20, 200);
+    f.sync_tail_us = std::max(0.0, 1e6 * round_trip - f.reduction_us - f.copy_us);
+    f.stream_node_us = measure_op_cost([](cudaStream_t s) {
+        empty_kernel<<<1, 1, 0, s>>>();
+        KBENCH_CUDA_CHECK_LAUNCH();
+    }, stream).device_us;
+    return f;
+}
+
+}  // namespace kbench::harness

@@ -1,0 +1,52 @@
+// Host and device cost of one enqueued operation (a kernel launch through kbench's launchers, a
+// copy, a library call), measured apart: the launch pipeline of models/launch_pipeline.hpp
+// advances a host clock by what the host pays to enqueue an op and a device clock by what the op
+// takes on the device, and at small sizes these two, not bytes over bandwidth, set the time.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+
+namespace kbench::harness {
+
+/// Cost of one call of an enqueued operation, microseconds.
+struct OpCost {
+    double host_us = 0;    // host time to enqueue it (wall clock; the device never waits)
+    double device_us = 0;  // device time per call back to back in the stream (CUDA events):
+                           // the op and the gap to the next op launched from the host
+};
+
+/// Measures op(stream), `calls` calls per sample, the median of `samples` samples after one
+/// warm-up sample. Each sample first enqueues a spin kernel long enough (at least twice the
+/// host's time to enqueue the calls; doubled and retried until it is) that the host enqueues
+/// every call while the device is still spinning: the host time is then pure enqueue time, and
+/// the device time between an event after the spin and one after the calls is the calls' own
+/// back-to-back time, with no host waits in it. op must only enqueue work on `stream` (no
+/// synchronization), and `calls` of it must fit the launch queue (a few hundred launches).
+/// Throws std::invalid_argument for calls or samples < 1, kbench::cuda_error on CUDA failures.
+OpCost measure_op_cost(const std::function<void(cudaStream_t)>& op, cudaStream_t stream,
+                       int calls = 64, int samples = 5);
+
+/// Host figures of kbench's launchers on vectors of n doubles, microseconds (the inputs
+/// models::LaunchCosts takes as launch_s, reduction_launch_s, copy_launch_s, sync_tail_s and
+/// stream_node_s):
+/// enqueue times (measure_op_cost) of a vector kernel (blas::gemm_rowwise w -= v h, the
+/// update of the Gram-Schmidt step), of a dot product (blas::dot with its workspace) and of a
+/// copy of one value to page-locked host memory; and the synchronization tail: the median wall
+/// time of a dot, the copy of its value and cudaStreamSynchronize, less the two enqueue times;
+/// and the device time of an empty kernel launched back to back into a busy stream (stream_node_s).
+struct LaunchFigures {
+    double kernel_us = 0;
+    double reduction_us = 0;
+    double copy_us = 0;
+    double sync_tail_us = 0;
+    double stream_node_us = 0;
+};
+
+/// Measures LaunchFigures on `stream` at n (>= 1) entries. Throws std::invalid_argument for
+/// n < 1, kbench::cuda_error on CUDA failures.
+LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream);
+
+}  // namespace kbench::harness
