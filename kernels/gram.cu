@@ -327,24 +327,22 @@ __device__ __noinline__ void finish_partials(unsigned int* counter, int kv, int 
                                 partial, B, ldb);
 }
 
-/// Entries one finishing pass of a block takes (8 warps x a batch of 4). A product of more
-/// entries than in_launch_entries is finished by gram_finish_kernel instead, one pass per block
-/// over many SMs: one block summing 2080 entries (k = 64) over ~130 partials would take ~65
+/// Entries the in-launch finishing takes at most: two passes of its block (8 warps x a batch
+/// of 4). A product of more entries is finished by gram_finish_kernel instead, spread over many
+/// SMs: one block summing 2080 entries (k = 64) over ~130 partials would take ~65
 /// latency-bound passes, far more than the ~3 us of a second launch.
-constexpr int finish_pass_entries = warps * 4;
-constexpr int in_launch_entries = 2 * finish_pass_entries;
+constexpr int in_launch_entries = 2 * warps * 4;
 
-/// Stage 2 as its own launch (products of more than in_launch_entries entries): block e sums
-/// entries e * finish_pass_entries .. + finish_pass_entries - 1 over the `blocks` partials (the
-/// same order, so the same bits, as finish_partials).
+/// Stage 2 as its own launch (products of more than in_launch_entries entries): block e's warps
+/// sum entries 8 e .. 8 e + 7, one each, over the `blocks` partials (the same order, so the
+/// same bits, as finish_partials; the grid of the former separate stage 2).
 template <typename T, bool Sym>
 __global__ void __launch_bounds__(threads)
     gram_finish_kernel(int blocks, int kv, int kw, const T* __restrict__ partial,
                        T* __restrict__ B, int ldb)
 {
-    const int first = static_cast<int>(blockIdx.x) * finish_pass_entries;
-    sum_partials<T, Sym, 4>(blocks, kv, 0, kv, kw, first, first + finish_pass_entries, partial,
-                            B, ldb);
+    const int first = static_cast<int>(blockIdx.x) * warps;
+    sum_partials<T, Sym, 1>(blocks, kv, 0, kv, kw, first, first + warps, partial, B, ldb);
 }
 
 /// Stage 1 (see the file comment). V is padded to KPV columns, W to KPW (Sym: W is V). Dynamic
@@ -806,15 +804,14 @@ unsigned int* in_launch_counters(const Carved<T>& ws, std::int64_t blocks, int k
 }
 
 /// Stage 2 as a second launch after a stage 1 of `blocks` blocks that did not finish itself
-/// (in_launch_counters gave null): gram_finish_kernel over ceil(kv kw / finish_pass_entries)
-/// blocks.
+/// (in_launch_counters gave null): gram_finish_kernel over ceil(kv kw / 8) blocks.
 template <typename T, bool Sym>
 void finish_separately(std::int64_t blocks, int kv, int kw, const Carved<T>& ws, T* B, int ldb,
                        cudaStream_t stream)
 {
     if (blocks <= 1 || in_launch_counters(ws, blocks, kv, kw, Sym) != nullptr) return;
     gram_finish_kernel<T, Sym>
-        <<<(kv * kw + finish_pass_entries - 1) / finish_pass_entries, threads, 0, stream>>>(
+        <<<(kv * kw + warps - 1) / warps, threads, 0, stream>>>(
             static_cast<int>(blocks), kv, kw, ws.partial, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
 }
