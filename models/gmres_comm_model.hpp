@@ -284,9 +284,12 @@ struct GmresOpTimes {
 /// and the interior product as one op of their longer time (host-staged: the host's wait in
 /// MPI, the interior product running meanwhile on the device; NCCL: one device op), then
 /// launches the boundary product and the scatter-add (when t.spmv_boundary > 0): two launches
-/// more than the plain SpMV with boundary rows, none without.
+/// more than the plain SpMV with boundary rows, none without. With opening_residual, only the
+/// residual that opens a solve (r = M^-1 (b - A x0) and its norm, as the restart computes it):
+/// a solve is that residual and its cycles.
 inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
-                                           const LaunchCosts& costs, const GmresOpTimes& t)
+                                           const LaunchCosts& costs, const GmresOpTimes& t,
+                                           bool opening_residual = false)
 {
     LaunchTimeline tl(costs);
     const bool distributed = num_ranks > 1;
@@ -326,6 +329,21 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
         if (staged) through_host(cost);
         else tl.kernel(cost);
     };
+    // r = M^-1 (b - A x), beta = ||r||.
+    const auto residual = [&] {
+        tl.kernel(2 * t.dram_pass);  // x into the vector with ghost room
+        tl.kernel(2 * t.dram_pass);  // r = b
+        spmv(t.dram_pass);           // r -= A x (r read)
+        tl.kernel(3 * t.dram_pass);  // Jacobi
+        tl.reduction(t.dram_pass);
+        allreduce(1);
+        tl.copy();  // the norm to the host
+        tl.synchronize();
+    };
+    if (opening_residual) {
+        residual();
+        return tl;
+    }
     for (int j = 1; j <= s.m; ++j) {
         spmv(0);
         tl.kernel(3 * t.dram_pass);  // Jacobi: D^-1, w in, w out
@@ -360,24 +378,18 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
     tl.copy();  // y to the device
     tl.kernel((s.m + 2) * t.dram_pass);
     tl.synchronize();  // y's host memory is released
-    tl.kernel(2 * t.dram_pass);  // x into the vector with ghost room
-    tl.kernel(2 * t.dram_pass);  // r = b
-    spmv(t.dram_pass);           // r -= A x (r read)
-    tl.kernel(3 * t.dram_pass);  // Jacobi
-    tl.reduction(t.dram_pass);
-    allreduce(1);
-    tl.copy();  // the norm to the host
-    tl.synchronize();
-    tl.kernel(2 * t.dram_pass);
+    residual();
+    tl.kernel(2 * t.dram_pass);  // v_1 = r / beta
     return tl;
 }
 
 /// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank
 /// the halo must be empty and no all-reduce is issued. The work terms are priced as the header
 /// says; the total replays the cycles on the launch pipeline (gmres_cycle_timeline): one full
-/// cycle divided by m, or with s.iterations > 0 the solve's full cycles and its last, shorter
-/// one divided by the iterations (a solve that stops early has fewer, shorter orthogonalization
-/// steps per iteration). With mc.launch all 0 the total is the sum of the work. With s.overlap
+/// cycle divided by m, or with s.iterations > 0 the solve's opening residual, full cycles and
+/// last, shorter one divided by the iterations (a solve that stops early has fewer, shorter
+/// orthogonalization steps per iteration, and its opening residual weighs more; that residual
+/// enters total and launches, not the four work terms). With mc.launch all 0 the total is the sum of the work. With s.overlap
 /// on P > 1 ranks and interior rows (load.boundary_rows < load.rows), spmv is the interior and
 /// boundary products and the scatter-add, and halo only the exchange's part beyond the interior
 /// product (header). Throws std::invalid_argument for num_ranks, m, word_bytes or index_bytes
@@ -484,6 +496,8 @@ inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int nu
     t.halo = per_step(&GmresIterationTime::halo);
     t.reductions = per_step(&GmresIterationTime::reductions);
     t.total = per_step(&GmresIterationTime::total);
+    if (s.iterations > 0)  // the solve's opening residual
+        t.total += gmres_cycle_timeline(num_ranks, s, mc.launch, op, true).seconds() / steps;
     t.launches = std::max(0.0, t.total - (t.spmv + t.vector_ops + t.halo + t.reductions));
     return t;
 }
