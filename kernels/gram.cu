@@ -251,22 +251,22 @@ __device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
 
 // ---- Finishing (stage 2) ------------------------------------------------------------------------
 //
-// In the launch: with G > 1 blocks in a row of the grid (gridDim.x; the narrow kernel has one
-// row per column group, blockIdx.y) every block stores its partial, and then all its threads call
+// In the launch: with G > 1 blocks in a row of the grid (gridDim.x; the narrow kernel has one row
+// per column group, blockIdx.y) every block stores its partial, and then all its threads call
 // finish_partials: reduce::block_is_last fences the block's stores and takes a ticket from the
-// row's counter (atomicInc wraps it back to 0 with the last ticket), and the block that draws
-// the row's last ticket sums the row's entries over the G partials into B. Order: its 8 warps
-// take the entries q = w, w + 8, w + 16, ... (q = 0 .. rows * cols - 1, i = i0 + q % rows,
-// j = q / rows); for each, lane l adds the partials of blocks l, l + 32, ... in that order,
-// starting from 0, and reduce::warp_sum adds the 32 lane sums in its fixed butterfly; lane 0
-// writes the entry. gram_finish_kernel, the second launch of larger products, runs the same
-// sum_partials over a share of the entries per block, so the bits are the same for the same
-// grid whichever path finishes; which warp, block or SM does it does not enter the sum. A warp takes Batch of its
-// entries at once (independent sums, one warp_sum over all of them: the butterfly of each value
-// is unchanged) so that more loads are in flight: 4 for the 1-D kernels, 2 for the narrow one
-// (8 warps x 2 covers a column group's at most 16 entries in one pass). finish_partials is not
-// inlined: its registers are then allocated apart from stage 1's, which stay as they were
-// without it (and with them each kernel's occupancy and grid).
+// row's counter (atomicInc wraps it back to 0 with the last ticket), and the block that draws the
+// row's last ticket sums the row's entries over the G partials into B. Order: its 8 warps take the
+// entries q = w, w + 8, w + 16, ... (q = 0 .. rows * cols - 1, i = i0 + q % rows, j = q / rows);
+// for each, lane l adds the partials of blocks l, l + 32, ... in that order, starting from 0, and
+// reduce::warp_sum adds the 32 lane sums in its fixed butterfly; lane 0 writes the entry.
+// gram_finish_kernel, the second launch of larger products, runs the same sum_partials over a share
+// of the entries per block, so the bits are the same for the same grid whichever path finishes;
+// which warp, block or SM does it does not enter the sum. A warp takes Batch of its entries at once
+// (independent sums, one warp_sum over all of them: the butterfly of each value is unchanged) so
+// that more loads are in flight: 4 for the 1-D kernels, 2 for the narrow one (8 warps x 2 covers a
+// column group's at most 16 entries in one pass), 1 in gram_finish_kernel (one entry per warp). finish_partials is not inlined: its registers are
+// then allocated apart from stage 1's, which stay as they were without it (and with them each
+// kernel's occupancy and grid).
 
 /// Sums entries q = first + w, first + w + warps, ... < min(last, rows * cols) (w: the calling
 /// warp; entry q is (i, j) = (i0 + q % rows, q / rows), skipped for Sym when i > j) of B's kv x

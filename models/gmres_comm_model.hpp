@@ -383,20 +383,20 @@ inline LaunchTimeline gmres_cycle_timeline(int num_ranks, const GmresSetup& s,
     return tl;
 }
 
-/// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank
-/// the halo must be empty and no all-reduce is issued. The work terms are priced as the header
-/// says; the total replays the cycles on the launch pipeline (gmres_cycle_timeline): one full
-/// cycle divided by m, or with s.iterations > 0 the solve's opening residual, full cycles and
-/// last, shorter one divided by the iterations (a solve that stops early has fewer, shorter
+/// Time per iteration of one rank among num_ranks (pass the slowest rank's load). On one rank the
+/// halo must be empty and no all-reduce is issued. The work terms are priced as the header says;
+/// the total replays the cycles on the launch pipeline (gmres_cycle_timeline): one full cycle
+/// divided by m, or with s.iterations > 0 the solve's opening residual, full cycles and last,
+/// shorter one divided by the iterations (a solve that stops early has fewer, shorter
 /// orthogonalization steps per iteration, and its opening residual weighs more; that residual
-/// enters total and launches, not the four work terms). With mc.launch all 0 the total is the sum of the work. With s.overlap
-/// on P > 1 ranks and interior rows (load.boundary_rows < load.rows), spmv is the interior and
-/// boundary products and the scatter-add, and halo only the exchange's part beyond the interior
-/// product (header). Throws std::invalid_argument for num_ranks, m, word_bytes or index_bytes
-/// < 1, a negative s.iterations, a negative or non-finite load, halo words or messages on one
-/// rank ("halo_words", "halo_messages"), boundary rows or nnz above rows or nnz
-/// ("boundary_rows", "boundary_nnz"), device_bytes_per_s <= 0, a negative launch cost, and with
-/// num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce latency or
+/// enters total and launches, not the four work terms). With mc.launch all 0 the total is the sum
+/// of the work. With s.overlap on P > 1 ranks and interior rows (load.boundary_rows < load.rows),
+/// spmv is the interior and boundary products and the scatter-add, and halo only the exchange's
+/// part beyond the interior product (header). Throws std::invalid_argument for num_ranks, m,
+/// word_bytes or index_bytes < 1, a negative s.iterations, a negative or non-finite load, halo
+/// words or messages on one rank ("halo_words", "halo_messages"), boundary rows or nnz above rows
+/// or nnz ("boundary_rows", "boundary_nnz"), device_bytes_per_s <= 0, a negative launch cost, and
+/// with num_ranks > 1 link_bytes_per_s <= 0, a negative p2p or all-reduce latency or
 /// pcie_bytes_per_s.
 inline GmresIterationTime gmres_iteration_time(const GmresRankLoad& load, int num_ranks,
                                                const GmresSetup& s, const GmresMachine& mc)

@@ -42,16 +42,16 @@ int timed_solves(const StudyRun& run) { return std::min(run.options.repetitions,
 
 std::string variant(const DistRun& r) { return r.partition + "+" + r.scheme; }
 
-/// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from
-/// the slowest rank's load and the figures measured for the run: the device's triad bandwidth,
-/// L2 size and bandwidth, launch and synchronization latencies and the fixed costs of a
-/// streaming kernel and of a dot (machine profile), the host's enqueue times of kbench's
-/// launchers and its synchronization tail, measured by the worker in its own process
-/// ("launch_figures"; they replace the profile's empty-kernel launch), the run's iteration
-/// count, and the link figures the worker measured over the run's own transport. A host-staged link figure already includes both PCIe copies (no PCIe term); the
-/// transport decides whether halos and all-reduces synchronize the host. A run whose SpMVs
-/// overlapped the exchange ("overlap") is priced so, from the largest boundary rows and nnz of
-/// a rank (entries written before the overlap have neither: priced without).
+/// Seconds per iteration predicted by models/gmres_comm_model.hpp for a GPU run's entry, from the
+/// slowest rank's load and the figures measured for the run: the device's triad bandwidth, L2 size
+/// and bandwidth, launch and synchronization latencies and the fixed costs of a streaming kernel
+/// and of a dot (machine profile), the host's enqueue times of kbench's launchers and its
+/// synchronization tail, measured by the worker in its own process ("launch_figures"; they replace
+/// the profile's empty-kernel launch), the run's iteration count, and the link figures the worker
+/// measured over the run's own transport. A host-staged link figure already includes both PCIe
+/// copies (no PCIe term); the transport decides whether halos and all-reduces synchronize the host.
+/// A run whose SpMVs overlapped the exchange ("overlap") is priced so, from the largest boundary
+/// rows and nnz of a rank (entries written before the overlap have neither: priced without).
 json model_entry(const json& e, const MachineProfile* machine)
 {
     if (machine == nullptr || e.value("device", "") != "gpu") return nullptr;

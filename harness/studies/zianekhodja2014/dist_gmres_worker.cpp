@@ -26,8 +26,9 @@
 //   "host_staged_path" ("shared_memory" | "mpi_messages"; gpu host_staged only),
 //   "host_staged_note" (why mpi_messages, when there is a reason)},
 //   "launch_figures" (gpu only; null on CPU ranks) {"kernel_us", "reduction_us", "copy_us",
-//   "sync_tail_us", "stream_node_us"}: harness/core/op_cost.hpp measure_launch_figures at the rank's rows, the
-//   largest over the ranks, measured in this process after the warm-up solves}.
+//   "sync_tail_us", "stream_node_us"}: harness/core/op_cost.hpp measure_launch_figures at the
+//   rank's rows, the largest over the ranks, measured in this process after the warm-up
+//   solves}.
 // With --partition-only: {"matrix", "n", "nnz", "ranks", "partition", "partition_only": true,
 //   "build_seconds", "partition_seconds", "partition_cached", "partition_made_on"}.
 // Errors end every rank (harness/mpi/dist_worker.hpp run_worker; rank 0 writes {"error": message}).
