@@ -445,30 +445,42 @@ std::size_t dot_workspace_bytes(std::int64_t n, int k)
 
 void dot_workspace_init(void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
 {
-    constexpr const char* who = "kbench::blas::dot_workspace_init";
-    if (workspace_bytes == 0) return;
-    if (workspace == nullptr)
-        fail(who, "workspace is null with workspace_bytes = " + std::to_string(workspace_bytes) +
-                      ", expected device memory (or workspace_bytes = 0)");
-    if (workspace_bytes < dot_counter_bytes)
-        fail(who, "workspace_bytes = " + std::to_string(workspace_bytes) +
-                      ", expected 0 or >= dot_counter_bytes = " +
-                      std::to_string(dot_counter_bytes) +
-                      " (the counter region at the start of every dot workspace)");
-    KBENCH_CUDA_CHECK(cudaMemsetAsync(workspace, 0, dot_counter_bytes, stream));
+    detail::init_counter_region("dot", workspace, workspace_bytes, stream);
 }
 
 DotWorkspace::DotWorkspace(std::int64_t n, int k)
     : buffer_(dot_workspace_bytes(n, k))
 {
-    if (buffer_.empty()) return;
-    // The legacy default stream plus a device synchronization: ready for work on any stream,
-    // non-blocking ones included.
-    KBENCH_CUDA_CHECK(cudaMemset(buffer_.data(), 0, dot_counter_bytes));
-    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    if (!buffer_.empty()) detail::zero_counter_region_now(buffer_.data());
 }
 
 namespace detail {
+
+void init_counter_region(const char* family, void* workspace, std::size_t workspace_bytes,
+                         cudaStream_t stream)
+{
+    const std::string who = std::string{"kbench::blas::"} + family + "_workspace_init";
+    if (workspace_bytes == 0) return;
+    if (workspace == nullptr)
+        fail(who.c_str(), "workspace is null with workspace_bytes = " +
+                              std::to_string(workspace_bytes) +
+                              ", expected device memory (or workspace_bytes = 0)");
+    if (workspace_bytes < dot_counter_bytes)
+        fail(who.c_str(), "workspace_bytes = " + std::to_string(workspace_bytes) +
+                              ", expected 0 or >= " + family + "_counter_bytes = " +
+                              std::to_string(dot_counter_bytes) +
+                              " (the counter region at the start of every " + family +
+                              " workspace)");
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(workspace, 0, dot_counter_bytes, stream));
+}
+
+void zero_counter_region_now(void* workspace)
+{
+    // The legacy default stream plus a device synchronization: ready for work on any stream,
+    // non-blocking ones included.
+    KBENCH_CUDA_CHECK(cudaMemset(workspace, 0, dot_counter_bytes));
+    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 template <typename T>
 void check_dot_args(const char* who, std::int64_t n, const T* x, const T* y, const T* result)

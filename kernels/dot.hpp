@@ -247,5 +247,14 @@ template <typename T>
 void check_mdgm_args(const char* who, std::int64_t n, int k, const T* V, std::int64_t ld,
                      const T* y, const T* result);
 
+// The counter region (dot_counter_bytes, the same as gram_counter_bytes) at the start of a dot
+// or gram workspace, shared by dot_workspace_init / DotWorkspace and gram_workspace_init /
+// GramWorkspace (`family` is "dot" or "gram", named in the errors). init_counter_region checks
+// the arguments as <family>_workspace_init documents and zeroes the region with cudaMemsetAsync
+// on `stream`; zero_counter_region_now zeroes it with cudaMemset and a device synchronization.
+void init_counter_region(const char* family, void* workspace, std::size_t workspace_bytes,
+                         cudaStream_t stream);
+void zero_counter_region_now(void* workspace);
+
 }  // namespace detail
 }  // namespace kbench::blas

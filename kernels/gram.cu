@@ -51,7 +51,7 @@
 #include "kernels/base/nvtx.hpp"
 #include "kernels/base/device.hpp"
 #include "kernels/block_reduce.cuh"
-#include "kernels/dot.hpp"  // dot_counter_bytes
+#include "kernels/dot.hpp"  // dot_counter_bytes, detail::init_counter_region
 #include "kernels/packs.cuh"
 
 #include <mma.h>
@@ -803,13 +803,12 @@ unsigned int* in_launch_counters(const Carved<T>& ws, std::int64_t blocks, int k
     return blocks > 1 && entries <= in_launch_entries ? ws.counters : nullptr;
 }
 
-/// Stage 2 as a second launch after a stage 1 of `blocks` blocks that did not finish itself
+/// Stage 2 as a second launch after a stage 1 of `blocks` > 1 blocks that did not finish itself
 /// (in_launch_counters gave null): gram_finish_kernel over ceil(kv kw / 8) blocks.
 template <typename T, bool Sym>
 void finish_separately(std::int64_t blocks, int kv, int kw, const Carved<T>& ws, T* B, int ldb,
                        cudaStream_t stream)
 {
-    if (blocks <= 1 || in_launch_counters(ws, blocks, kv, kw, Sym) != nullptr) return;
     gram_finish_kernel<T, Sym>
         <<<(kv * kw + warps - 1) / warps, threads, 0, stream>>>(
             static_cast<int>(blocks), kv, kw, ws.partial, B, ldb);
@@ -835,11 +834,12 @@ void launch(std::int64_t n, int kv, const T* V, std::int64_t ldv, int kw, const 
         stage1_blocks(n), resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem));
     const std::int64_t per_block = (n + blocks - 1) / blocks;
     const std::int64_t rows_per_block = (per_block + C::rows - 1) / C::rows * C::rows;
+    unsigned int* const counters = in_launch_counters(ws, blocks, kv, kw, Sym);
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-        n, rows_per_block, kv, V, ldv, kw, W, ldw, ws.partial,
-        in_launch_counters(ws, blocks, kv, kw, Sym), B, ldb);
+        n, rows_per_block, kv, V, ldv, kw, W, ldw, ws.partial, counters, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish_separately<T, Sym>(blocks, kv, kw, ws, B, ldb, stream);
+    if (blocks > 1 && counters == nullptr)
+        finish_separately<T, Sym>(blocks, kv, kw, ws, B, ldb, stream);
 }
 
 template <typename T, int KW>
@@ -868,10 +868,12 @@ void launch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, 
     const std::size_t smem = sizeof(double) * 64 * TI * TI;
     const std::int64_t blocks = std::min<std::int64_t>(
         stage1_blocks(n), resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem));
+    unsigned int* const counters = in_launch_counters(ws, blocks, k, k, true);
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
-        n, k, V, ld, ws.partial, in_launch_counters(ws, blocks, k, k, true), B, ldb);
+        n, k, V, ld, ws.partial, counters, B, ldb);
     KBENCH_CUDA_CHECK_LAUNCH();
-    finish_separately<double, true>(blocks, k, k, ws, B, ldb, stream);
+    if (blocks > 1 && counters == nullptr)
+        finish_separately<double, true>(blocks, k, k, ws, B, ldb, stream);
 }
 
 void dispatch_sym_direct(std::int64_t n, int k, const double* V, std::int64_t ld, double* B,
@@ -932,27 +934,13 @@ std::size_t gram_workspace_bytes(std::int64_t n, int kv, int kw, int value_bytes
 
 void gram_workspace_init(void* workspace, std::size_t workspace_bytes, cudaStream_t stream)
 {
-    constexpr const char* fn = "kbench::blas::gram_workspace_init";
-    if (workspace_bytes == 0) return;
-    if (workspace == nullptr)
-        fail(fn, "workspace is null with workspace_bytes = " + std::to_string(workspace_bytes) +
-                     ", expected device memory (or workspace_bytes = 0)");
-    if (workspace_bytes < gram_counter_bytes)
-        fail(fn, "workspace_bytes = " + std::to_string(workspace_bytes) +
-                     ", expected 0 or >= gram_counter_bytes = " +
-                     std::to_string(gram_counter_bytes) +
-                     " (the counter region at the start of every gram workspace)");
-    KBENCH_CUDA_CHECK(cudaMemsetAsync(workspace, 0, gram_counter_bytes, stream));
+    detail::init_counter_region("gram", workspace, workspace_bytes, stream);
 }
 
 GramWorkspace::GramWorkspace(std::int64_t n, int kv, int kw, int value_bytes)
     : buffer_(gram_workspace_bytes(n, kv, kw, value_bytes))
 {
-    if (buffer_.empty()) return;
-    // The legacy default stream plus a device synchronization: ready for work on any stream,
-    // non-blocking ones included.
-    KBENCH_CUDA_CHECK(cudaMemset(buffer_.data(), 0, gram_counter_bytes));
-    KBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    if (!buffer_.empty()) detail::zero_counter_region_now(buffer_.data());
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/device_matrix.hpp"
+#include "kernels/idle_kernels.hpp"
 #include "kernels/l2_flush.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/spmv_policy.hpp"
@@ -38,8 +39,6 @@ __global__ void chase_kernel(const unsigned* __restrict__ next, int steps, unsig
     for (int i = 0; i < steps; ++i) j = __ldcg(next + j);
     *out = j;  // keeps the chain alive
 }
-
-__global__ void empty_kernel() {}
 
 /// Reads a[0, n) `repeats` times (16-byte loads, grid-stride) and stores one sum per thread.
 __global__ void repeated_read_kernel(const double2* __restrict__ a, std::size_t n, int repeats,
@@ -234,12 +233,7 @@ models::SpmvMachine measure_machine_figures()
     m.l2_rmw_gbps = array_gbps(l2 / 4, 64, Access::update, stream);
     m.dram_latency_us = dependent_load_latency_us(4 * l2, 20000, stream);
     m.l2_latency_us = dependent_load_latency_us(l2 / 8, 20000, stream);
-    m.launch_us = 1e6 * median_seconds(
-                            [&] {
-                                empty_kernel<<<1, 1, 0, stream>>>();
-                                KBENCH_CUDA_CHECK_LAUNCH();
-                            },
-                            stream, 51);
+    m.launch_us = 1e6 * median_seconds([&] { launch_empty_kernel(stream); }, stream, 51);
     calibrate(m, stream);
     return m;
 }

@@ -6,13 +6,16 @@
 //  3. the predicted improvements P_memory, P_memory+dot and P_memory+dot+SpMV (eqs. 2, 4, 5) from
 //     the reference's time profile (Table 4) and the SpMV improvement zeta_M (Table 3);
 //  4. kbench extension: an absolute time per iteration of the cuBLAS reference, the merged
-//     kernels and a CUDA graph of them, from a measured bandwidth and measured latencies.
+//     kernels and a CUDA graph of them, through the launch pipeline of
+//     models/launch_pipeline.hpp from a measured bandwidth and measured host and device costs.
 //
 // Units: bytes, seconds, and fractions in [0, 1] (never percent); n is a vector length (entries).
 // Bad input throws std::invalid_argument naming the parameter, its value and what was expected.
-// Only the standard library is used; SpMV bytes and times come from the caller
+// Only the standard library and models/launch_pipeline.hpp are used; SpMV bytes and times come from the caller
 // (models/spmv_traffic.hpp, models/spmv_time.hpp or a measurement).
 #pragma once
+
+#include "models/launch_pipeline.hpp"
 
 #include <algorithm>
 #include <array>
@@ -561,54 +564,54 @@ inline double p_memory_dot_spmv(double spmv_fraction, double dot_fraction, doubl
 // ------------------------------------------------------------------------------------------------
 // Solver forms:
 //  (a) cublas_reference: the 16 calls of Fig. 1 right per iteration, scalars on the host:
-//        line 2  dot  r_hat . r      line 10 axpy s += -alpha v     line 15 axpy x += omega s
-//        line 4  scal p = beta p     line 11 SpMV t = A s           line 16 copy r = s
-//        line 5  axpy p += -ob v     line 12 dot  t . s             line 17 axpy r += -omega t
-//        line 6  axpy p += r         line 13 dot  t . t             line 18 nrm2 r
-//        line 7  SpMV v = A p        line 14 axpy x += alpha p
-//        line 8  dot  r_hat . v      line 9  copy s = r
+//        line 4  scal p = beta p     line 10 axpy s += -alpha v     line 15 axpy x += omega s
+//        line 5  axpy p += -ob v     line 11 SpMV t = A s           line 16 copy r = s
+//        line 6  axpy p += r         line 12 dot  t . s             line 17 axpy r += -omega t
+//        line 7  SpMV v = A p        line 13 dot  t . t             line 18 nrm2 r
+//        line 8  dot  r_hat . v      line 14 axpy x += alpha p      line 2  dot  r_hat . r
+//        line 9  copy s = r
 //      = 9 updates + 5 reductions + 2 SpMV = 16 launches; each of the 5 reductions returns its
-//      result to the host (host pointer mode), a device->host round trip each.
+//      result to the host (host pointer mode): the host waits for it before the next call.
 //  (b), (c) merged: the 5 merged kernels + 2 SpMV + 1 one-thread stopping-test kernel (kbench's
-//      solver evaluates the test on the device and copies its 32-byte state) = 8 launches (b: CSR
-//      SpMV, c: SELL-P SpMV; the forms differ only in the SpMV times the caller passes); the
-//      scalars stay on the device and the state is copied to the host once per iteration.
+//      solver evaluates the test on the device and copies its state) = 8 launches (b: CSR SpMV,
+//      c: SELL-P SpMV; the forms differ only in the SpMV times the caller passes); the scalars
+//      stay on the device and the state is copied to the host once per iteration.
 //  (d) merged_graph: the same 8 kernels as nodes of a CUDA graph with the stopping test on the
-//      device (conditional node): no host round trip; the graph's launch is amortized over the
-//      iterations and neglected.
+//      device (the body of a conditional WHILE node): no host launch, no round trip; what the
+//      conditional node costs per iteration beyond its nodes is not measured and not priced.
 //
-// Time of one kernel: t = max(bytes / bandwidth, latency), latency = launch_s for (a)-(c) and
-// graph_node_s for (d). Launches are asynchronous, so in a stream of kernels the host enqueues
-// the next launch while the current kernel runs: the stream advances at the slower of the two,
-// execution (bytes over bandwidth: the vector kernels are bandwidth bound) or launch issue. A
-// kernel shorter than the launch interval leaves the GPU idle until the next one arrives; a
-// longer one hides the next launch. A round trip (copy of a scalar to the host, synchronize)
-// drains that pipeline and is added in full. Reads and writes are both charged at the read
-// bandwidth (the paper's assumption that they cost alike, Sec. 3.3). The SpMV times are the
-// caller's device times of one product each; they get the same latency floor.
-//
-// With graph_node_s <= launch_s the forms are ordered (d) <= (b)/(c) <= (a) for equal inputs:
-// each merged kernel moves no more bytes than the reference calls it absorbs (Table 1,
-// KernelTraffic::merged_into), with fewer launches and fewer round trips.
+// The iteration runs through the launch pipeline of models/launch_pipeline.hpp, op by op in the
+// solver's order: the host pays each op's enqueue time and the device runs the ops back to back
+// once they have arrived, so a small system is as slow as its host and a large one as its
+// device; a value returned to the host drains the queue. Device time of a vector kernel: its
+// bytes (KernelTraffic, anzt2015 Table 1) over the streaming bandwidth plus the measured fixed
+// cost of a streaming kernel or, for a kernel that ends in a reduction, of a reduction; the
+// SpMVs take the caller's device times. The paper's model (eqs. 2, 4, 5) prices the kernels by
+// their bytes alone, the reads and writes at one bandwidth (Sec. 3.3); kbench adds the fixed
+// costs and the host, which decide the small systems.
 
 /// The solver forms of the absolute time model; merged covers (b) and (c).
 enum class SolverForm { cublas_reference, merged, merged_graph };
 
-/// Measured machine figures for iteration_time (measured elsewhere, e.g. by kernels/machine_probe).
+/// Measured figures of iteration_time: the machine's (kbench machine) and the run's own.
 struct BicgstabMachine {
-    double read_bw_bytes_per_s = 0.0;  // device-memory bandwidth, bytes per second
-    double launch_s = 0.0;             // interval between back-to-back kernel launches, seconds
-    double roundtrip_s = 0.0;          // copy of a scalar device->host + synchronize, seconds
-    double graph_node_s = 0.0;         // per-node time of a replayed CUDA graph, seconds
+    double bw_bytes_per_s = 0.0;  // bytes per second a streaming vector kernel moves (the
+                                  // triad bandwidth: the one the fixed costs are measured against)
+    LaunchCosts launch;  // the pipeline's costs; for (a) launch_s and reduction_launch_s are the
+                         // enqueue times of a cuBLAS axpy and dot, sync_tail_s the tail of a
+                         // cuBLAS dot that returns its value to the host; for (b)-(d) those of
+                         // kbench's launchers (harness/core/op_cost.hpp)
+    double spmv_launch_s = 0.0;  // host time to enqueue one SpMV (0: launch.launch_s)
 };
 
-/// Time of one iteration, split by kind. All in seconds; total_s is the sum of the others.
+/// Time of one iteration, seconds: the device's time in each kind of op, and host_s, the time
+/// the device waits for the host (launches that arrive late, round trips); total_s is their sum.
 struct IterationTime {
     double spmv_s = 0.0;     // the two SpMVs
-    double dots_s = 0.0;     // reduction kernels (device part)
-    double updates_s = 0.0;  // vector-update kernels, incl. merged xr_update+reduce3
-    double check_s = 0.0;    // the merged forms' stopping-test kernel (latency only)
-    double host_s = 0.0;     // device->host round trips
+    double dots_s = 0.0;     // kernels that end in a reduction
+    double updates_s = 0.0;  // vector-update kernels
+    double check_s = 0.0;    // the merged forms' stopping-test kernel
+    double host_s = 0.0;     // device idle: waiting for the host
     double total_s = 0.0;
 };
 
@@ -631,7 +634,7 @@ constexpr int kernel_launches(SolverForm form)
 }
 
 /// Device->host round trips per iteration of `form`: 5 for the cuBLAS reference (4 dot + 1 nrm2
-/// results), 1 for merged (the residual norm), 0 for the graph (device-side stopping test).
+/// results), 1 for merged (the stopping test's state), 0 for the graph (device-side test).
 constexpr int host_roundtrips(SolverForm form)
 {
     switch (form) {
@@ -647,44 +650,81 @@ constexpr int host_roundtrips(SolverForm form)
     return 0;
 }
 
+/// Whether kernel k ends in a reduction (a dot product or norm): the reductions, and the merged
+/// xr_update+reduce3, which Table 4 counts as an update.
+constexpr bool ends_in_reduction(const KernelTraffic& k)
+{
+    return k.role == KernelRole::reduction || k.name.find("reduce") != std::string_view::npos;
+}
+
 /// Modeled time of one BiCGSTAB iteration of `form` for vectors of length n with values of
-/// `value_bytes` bytes on `machine`, the two SpMVs taking spmv1_s (v = A p) and spmv2_s (t = A s)
-/// seconds of device time. Each kernel takes max(bytes / read_bw_bytes_per_s, latency) with the
-/// bytes of KernelTraffic (anzt2015 Table 1), latency launch_s, or graph_node_s for the graph;
-/// the stopping-test kernel of the merged forms costs one latency; round trips add roundtrip_s
-/// each (see the block comment above). Returns seconds.
+/// `value_bytes` bytes, on `machine`, the two SpMVs taking spmv1_s (v = A p) and spmv2_s
+/// (t = A s) seconds of device time, through the launch pipeline (see the block comment above;
+/// kbench's model, not anzt2015's). Returns seconds.
 /// Throws std::invalid_argument for n < 0, value_bytes <= 0, a bandwidth that is not finite and
-/// > 0, or a latency or SpMV time that is negative or not finite.
+/// > 0, or a cost or SpMV time that is negative or not finite.
 inline IterationTime iteration_time(SolverForm form, std::int64_t n, int value_bytes,
                                     const BicgstabMachine& machine, double spmv1_s, double spmv2_s)
 {
     constexpr std::string_view fn = "iteration_time";
     detail::check_traffic_args(fn, n, value_bytes);
-    if (!(machine.read_bw_bytes_per_s > 0.0) || !std::isfinite(machine.read_bw_bytes_per_s))
-        detail::throw_invalid(fn, "machine.read_bw_bytes_per_s", machine.read_bw_bytes_per_s,
+    if (!(machine.bw_bytes_per_s > 0.0) || !std::isfinite(machine.bw_bytes_per_s))
+        detail::throw_invalid(fn, "machine.bw_bytes_per_s", machine.bw_bytes_per_s,
                               "a finite bandwidth > 0 bytes/s");
     const std::pair<std::string_view, double> times[] = {
-        {"machine.launch_s", machine.launch_s}, {"machine.roundtrip_s", machine.roundtrip_s},
-        {"machine.graph_node_s", machine.graph_node_s}, {"spmv1_s", spmv1_s}, {"spmv2_s", spmv2_s}};
+        {"machine.spmv_launch_s", machine.spmv_launch_s}, {"spmv1_s", spmv1_s},
+        {"spmv2_s", spmv2_s}};
     for (const auto& [name, t] : times)
         if (!(t >= 0.0) || !std::isfinite(t))
             detail::throw_invalid(fn, name, t, "a finite time >= 0 seconds");
 
-    const double latency =
-        form == SolverForm::merged_graph ? machine.graph_node_s : machine.launch_s;
-    const BicgstabVariant variant =
-        form == SolverForm::cublas_reference ? BicgstabVariant::reference : BicgstabVariant::merged;
-
-    IterationTime t;
-    t.spmv_s = std::max(spmv1_s, latency) + std::max(spmv2_s, latency);
-    for (const KernelTraffic& k : kernels(variant)) {
-        const double kt =
-            std::max(kernel_bytes(k, n, value_bytes) / machine.read_bw_bytes_per_s, latency);
-        (k.role == KernelRole::reduction ? t.dots_s : t.updates_s) += kt;
+    LaunchCosts costs = machine.launch;
+    if (form == SolverForm::merged_graph) {  // replayed nodes: no host launches, no stream gaps
+        costs.launch_s = costs.reduction_launch_s = costs.copy_launch_s = 0.0;
+        costs.stream_node_s = 0.0;
     }
-    t.check_s = stopping_test_launches(form) * latency;
-    t.host_s = host_roundtrips(form) * machine.roundtrip_s;
-    t.total_s = t.spmv_s + t.dots_s + t.updates_s + t.check_s + t.host_s;
+    LaunchTimeline tl(costs);  // throws for a bad cost, naming it
+    const double spmv_launch_s =
+        form == SolverForm::merged_graph ? 0.0
+        : machine.spmv_launch_s > 0.0    ? machine.spmv_launch_s
+                                         : costs.launch_s;
+    IterationTime t;
+    // Runs op on the timeline and books the device time it added to `part`.
+    const auto book = [&](double IterationTime::*part, auto&& op) {
+        const double before = tl.busy_seconds();
+        op();
+        t.*part += tl.busy_seconds() - before;
+    };
+    const auto spmv = [&](double s) {
+        book(&IterationTime::spmv_s, [&] { tl.op(spmv_launch_s, s); });
+    };
+    const bool reference = form == SolverForm::cublas_reference;
+    const KernelSpan ks = kernels(reference ? BicgstabVariant::reference : BicgstabVariant::merged);
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+        const KernelTraffic& k = ks[i];
+        const double work_s = kernel_bytes(k, n, value_bytes) / machine.bw_bytes_per_s;
+        if (ends_in_reduction(k))
+            book(&IterationTime::dots_s, [&] { tl.reduction(work_s); });
+        else
+            book(&IterationTime::updates_s, [&] { tl.kernel(work_s); });
+        // (a): a reduction's value goes to the host (inside the cuBLAS call: sync_tail_s).
+        if (reference && k.role == KernelRole::reduction) tl.synchronize();
+        // The SpMVs follow p = ... (v = A p) and s = ... (t = A s): (a) lines 6 and 10, the
+        // merged p_update and s_update.
+        const bool after_p = reference ? k.line == 6 : k.name == "p_update";
+        const bool after_s = reference ? k.line == 10 : k.name == "s_update";
+        if (after_p) spmv(spmv1_s);
+        if (after_s) spmv(spmv2_s);
+    }
+    if (!reference) {
+        book(&IterationTime::check_s, [&] { tl.kernel(0.0); });  // the stopping test
+        if (form == SolverForm::merged) {
+            tl.copy();  // its state to the host
+            tl.synchronize();
+        }
+    }
+    t.total_s = tl.seconds();
+    t.host_s = std::max(0.0, t.total_s - (t.spmv_s + t.dots_s + t.updates_s + t.check_s));
     return t;
 }
 

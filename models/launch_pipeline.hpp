@@ -1,11 +1,11 @@
 // The launch pipeline of one host thread driving one CUDA stream (kbench's model, used by
-// models/gmres_comm_model.hpp; none of the five papers models it). Launches are asynchronous:
-// the host pays launch_s per launch and runs ahead while the device works through the queue,
-// so a stream of kernels advances at the slower of launch issue and execution, kernel by
-// kernel. After a long kernel (an SpMV) the host is ahead and the short kernels behind it run
-// back to back; a stream of short kernels leaves the device idle between launches. A
-// synchronization (a value copied to the host) drains the queue: the host waits for the device,
-// then pays the wake-up. Host work (an MPI call) after a synchronization adds to the time;
+// models/gmres_comm_model.hpp and models/bicgstab_model.hpp; none of the five papers models it).
+// Launches are asynchronous: the host pays launch_s per launch and runs ahead while the device
+// works through the queue, so a stream of kernels advances at the slower of launch issue and
+// execution, kernel by kernel. After a long kernel (an SpMV) the host is ahead and the short
+// kernels behind it run back to back; a stream of short kernels leaves the device idle between
+// launches. A synchronization (a value copied to the host) drains the queue: the host waits for the
+// device, then pays the wake-up. Host work (an MPI call) after a synchronization adds to the time;
 // without one it overlaps the queued kernels.
 //
 // Device time of one kernel: kernel_fixed_s + work_s for a kernel that streams data (work_s > 0:
@@ -88,6 +88,15 @@ public:
     {
         launch(c_.copy_launch_s > 0 ? c_.copy_launch_s : c_.launch_s, c_.node_s);
     }
+    /// One asynchronous op whose costs the caller measured or modeled whole (an SpMV): host_s
+    /// to enqueue it, device_s on the device (at least node_s).
+    void op(double host_s, double device_s)
+    {
+        check("host_s", host_s);
+        check("device_s", device_s);
+        launch(host_s, std::max(c_.node_s, device_s));
+        work_ += device_s;
+    }
     /// The host waits for the queue to drain, then wakes: the round trip less its own launch
     /// and empty kernel; and never returns before sync_tail_s after its last launch.
     void synchronize()
@@ -111,6 +120,8 @@ public:
     /// Sum of the work_s and host seconds given: seconds() with every latency 0 and nothing
     /// overlapped.
     double work_seconds() const noexcept { return work_; }
+    /// Device time of the ops so far (what the device spent in them, gaps left out).
+    double busy_seconds() const noexcept { return busy_; }
     long launches() const noexcept { return launches_; }
     long syncs() const noexcept { return syncs_; }
 
@@ -118,7 +129,9 @@ private:
     void launch(double host_s, double busy)
     {
         host_ += host_s;
-        device_ = std::max(host_, device_) + busy + std::max(0.0, c_.stream_node_s - c_.node_s);
+        const double device_s = busy + std::max(0.0, c_.stream_node_s - c_.node_s);
+        device_ = std::max(host_, device_) + device_s;
+        busy_ += device_s;
         ++launches_;
     }
     static void check(const char* name, double x)
@@ -132,6 +145,7 @@ private:
     double host_ = 0;
     double device_ = 0;
     double work_ = 0;
+    double busy_ = 0;
     long launches_ = 0;
     long syncs_ = 0;
 };

@@ -51,7 +51,10 @@ struct BicgstabRunOptions {
 ///   options.residual_history); with a
 ///   machine profile also "model" (models::iteration_time per iteration, seconds: total, spmv,
 ///   dots, updates, check, host; spmv_source "model" when the SpMV time model predicted the
-///   operator's kernel, "measured" when the operator's timed SpMV stood in) and
+///   operator's kernel, "measured" when the operator's timed SpMV stood in; launch_figures, the
+///   host costs measured for it in microseconds: source "cublas" or "kbench", kernel_us,
+///   reduction_us, copy_us, sync_tail_us, stream_node_us and spmv_us, harness/core/op_cost.hpp)
+///   and
 ///   lower_bound_seconds_per_iteration (anzt2015 Table 1 bytes of the form plus both SpMVs'
 ///   traffic, at the measured read bandwidth). The CPU baseline has form "cpu".
 /// * "phases", one per detailed configuration (bicgstab-phases/...): iterations, seconds (sum of

@@ -7,6 +7,7 @@
 #include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/idle_kernels.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/stream.hpp"
 
@@ -20,8 +21,6 @@
 
 namespace kbench::harness {
 namespace {
-
-__global__ void empty_kernel() {}
 
 template <typename T>
 __global__ void fill_kernel(T* a, std::size_t n, T v)
@@ -79,13 +78,11 @@ void latencies(MachineProfile& m, cudaStream_t stream)
 {
     constexpr int launches = 1000;
     m.launch_latency_us = 1e6 / launches * time_wall([&] {
-        for (int i = 0; i < launches; ++i) empty_kernel<<<1, 1, 0, stream>>>();
-        KBENCH_CUDA_CHECK_LAUNCH();
+        for (int i = 0; i < launches; ++i) launch_empty_kernel(stream);
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }, 2, 20);
     m.launch_sync_roundtrip_us = 1e6 * time_wall([&] {
-        empty_kernel<<<1, 1, 0, stream>>>();
-        KBENCH_CUDA_CHECK_LAUNCH();
+        launch_empty_kernel(stream);
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }, 100, 1000);
     constexpr std::size_t n = 1024;
@@ -100,9 +97,8 @@ void latencies(MachineProfile& m, cudaStream_t stream)
     }, 20, 500);
     // A graph of `nodes` empty kernels in a chain, replayed: the device-side cost of one node,
     // what a captured solver iteration pays per kernel instead of a launch.
-    m.graph_node_us = 1e6 * graph_seconds_per_call(200, [](int, cudaStream_t s) {
-        empty_kernel<<<1, 1, 0, s>>>();
-    }, stream);
+    m.graph_node_us = 1e6 * graph_seconds_per_call(
+        200, [](int, cudaStream_t s) { launch_empty_kernel(s); }, stream);
 }
 
 /// Device time a kernel (or a few in sequence) adds to its bytes over the triad bandwidth: per

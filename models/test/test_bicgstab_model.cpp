@@ -313,8 +313,15 @@ TEST(BicgstabPrediction, RejectsBadArguments)
 
 namespace {
 
-// H100-like figures: 3 TB/s, 2.5 us per launch, 10 us per round trip, 1 us per graph node.
-constexpr km::BicgstabMachine kMachine{3.0e12, 2.5e-6, 1.0e-5, 1.0e-6};
+// Round figures: 3 TB/s; launch 2.5 us, sync round trip 10 us (wake-up 10 - 2.5 - 1 = 6.5 us),
+// fixed 1 us per streaming kernel and 2 us per reduction, graph node 1 us.
+km::BicgstabMachine machine()
+{
+    km::BicgstabMachine m;
+    m.bw_bytes_per_s = 3.0e12;
+    m.launch = km::LaunchCosts{2.5e-6, 1.0e-5, 1.0e-6, 2.0e-6, 1.0e-6};
+    return m;
+}
 
 constexpr km::SolverForm kForms[] = {km::SolverForm::cublas_reference, km::SolverForm::merged,
                                      km::SolverForm::merged_graph};
@@ -331,61 +338,86 @@ TEST(BicgstabTime, KernelAndRoundTripCounts)
     EXPECT_EQ(km::host_roundtrips(km::SolverForm::merged_graph), 0);
 }
 
-// n = 1e9 doubles: the smallest kernel moves 8 GB (2.7 ms at 3 TB/s), far above any latency, so
-// the vector kernels take exactly bytes / bandwidth.
+// n = 1e9 doubles: the kernels take their bytes over the bandwidth plus their fixed costs, the
+// host is far ahead between round trips, and each round trip leaves the device idle for the
+// wake-up and the next launch: sync_s - node_s = 9 us ((a): 5 of them); (b) idles for its first
+// launch, its state copy (a node) and the wake-up: 2.5 + 1 + 6.5 = 10 us.
 TEST(BicgstabTime, BandwidthBoundAtLargeN)
 {
     const std::int64_t n = 1000000000;
-    for (km::SolverForm form : kForms) {
-        const auto variant = form == km::SolverForm::cublas_reference
+    const km::BicgstabMachine m = machine();
+    const double fixed[] = {9 * 1e-6 + 5 * 2e-6, 2 * 1e-6 + 3 * 2e-6, 2 * 1e-6 + 3 * 2e-6};
+    const double idle[] = {5 * 9e-6, 10e-6, 0.0};
+    for (int f = 0; f < 3; ++f) {
+        const auto variant = kForms[f] == km::SolverForm::cublas_reference
                                  ? km::BicgstabVariant::reference
                                  : km::BicgstabVariant::merged;
-        const km::IterationTime t = km::iteration_time(form, n, 8, kMachine, 0.02, 0.03);
+        const km::IterationTime t = km::iteration_time(kForms[f], n, 8, m, 0.02, 0.03);
         EXPECT_NEAR(t.dots_s + t.updates_s,
-                    km::vector_bytes_per_iteration(variant, n, 8) / kMachine.read_bw_bytes_per_s,
+                    km::vector_bytes_per_iteration(variant, n, 8) / m.bw_bytes_per_s + fixed[f],
                     1e-12);
         EXPECT_DOUBLE_EQ(t.spmv_s, 0.05);
-        EXPECT_DOUBLE_EQ(t.host_s, km::host_roundtrips(form) * kMachine.roundtrip_s);
-        EXPECT_DOUBLE_EQ(t.total_s, t.spmv_s + t.dots_s + t.updates_s + t.check_s + t.host_s);
+        EXPECT_NEAR(t.host_s, idle[f], 1e-12);
+        EXPECT_NEAR(t.total_s, t.spmv_s + t.dots_s + t.updates_s + t.check_s + t.host_s, 1e-15);
     }
     // Reference: 32n entries as its calls move them vs merged 18n: 32/18 times longer.
-    const auto ref = km::iteration_time(km::SolverForm::cublas_reference, n, 8, kMachine, 0, 0);
-    const auto mrg = km::iteration_time(km::SolverForm::merged, n, 8, kMachine, 0, 0);
-    EXPECT_NEAR((ref.dots_s + ref.updates_s) / (mrg.dots_s + mrg.updates_s), 32.0 / 18.0, 1e-6);
+    const auto ref = km::iteration_time(km::SolverForm::cublas_reference, n, 8, m, 0, 0);
+    const auto mrg = km::iteration_time(km::SolverForm::merged, n, 8, m, 0, 0);
+    EXPECT_NEAR((ref.dots_s + ref.updates_s - fixed[0]) / (mrg.dots_s + mrg.updates_s - fixed[1]),
+                32.0 / 18.0, 1e-6);
 }
 
-// n = 1 and SpMVs of 1 ns: every kernel is latency bound, so the time is launches x latency
-// plus the round trips: (a) 16 x 2.5 us + 5 x 10 us = 90 us, (b) 8 x 2.5 + 10 = 30 us,
-// (d) 8 x 1 us = 8 us (the merged forms count their stopping-test kernel).
-TEST(BicgstabTime, LatencyBoundAtTinyN)
+// n = 1 and SpMVs of 1 ns: the host sets the time. (a): 11 launches of 2.5 us (9 updates, 2
+// SpMVs) and 5 reductions of 2.5 us launch + 2 us on the device + 6.5 us wake-up = 82.5 us.
+// (b): 9 launches (5 kernels, 2 SpMVs, the test, the copy), then the copy's 1 us node and the
+// wake-up: 22.5 + 1 + 6.5 = 30 us. (d): the device alone, 3 reductions of 2 us and 5 other nodes
+// of 1 us (the fixed cost of a streaming kernel, an SpMV's and the test's node floor) = 11 us.
+TEST(BicgstabTime, HostBoundAtTinyN)
 {
-    const auto a = km::iteration_time(km::SolverForm::cublas_reference, 1, 8, kMachine, 1e-9, 1e-9);
-    const auto b = km::iteration_time(km::SolverForm::merged, 1, 8, kMachine, 1e-9, 1e-9);
-    const auto d = km::iteration_time(km::SolverForm::merged_graph, 1, 8, kMachine, 1e-9, 1e-9);
-    EXPECT_NEAR(a.total_s, 16 * 2.5e-6 + 5 * 1e-5, 1e-15);
-    EXPECT_NEAR(b.total_s, 8 * 2.5e-6 + 1 * 1e-5, 1e-15);
-    EXPECT_NEAR(d.total_s, 8 * 1e-6, 1e-15);
-    EXPECT_NEAR(a.dots_s, 5 * 2.5e-6, 1e-15);
-    EXPECT_NEAR(a.updates_s, 9 * 2.5e-6, 1e-15);
-    EXPECT_NEAR(b.dots_s, 2 * 2.5e-6, 1e-15);  // reduce1, reduce2
-    EXPECT_NEAR(b.updates_s, 3 * 2.5e-6, 1e-15);
+    const km::BicgstabMachine m = machine();
+    const auto a = km::iteration_time(km::SolverForm::cublas_reference, 1, 8, m, 1e-9, 1e-9);
+    const auto b = km::iteration_time(km::SolverForm::merged, 1, 8, m, 1e-9, 1e-9);
+    const auto d = km::iteration_time(km::SolverForm::merged_graph, 1, 8, m, 1e-9, 1e-9);
+    EXPECT_NEAR(a.total_s, 82.5e-6, 1e-9);
+    EXPECT_NEAR(b.total_s, 30e-6, 1e-9);
+    EXPECT_NEAR(d.total_s, 11e-6, 1e-9);
+    EXPECT_NEAR(a.dots_s, 5 * 2e-6, 1e-9);
+    EXPECT_NEAR(a.updates_s, 9 * 1e-6, 1e-9);
+    EXPECT_NEAR(b.dots_s, 3 * 2e-6, 1e-9);  // reduce1, reduce2, xr_update+reduce3
+    EXPECT_NEAR(b.updates_s, 2 * 1e-6, 1e-9);
     EXPECT_DOUBLE_EQ(d.host_s, 0.0);
     EXPECT_DOUBLE_EQ(a.check_s, 0.0);
-    EXPECT_NEAR(b.check_s, 2.5e-6, 1e-15);
+    EXPECT_NEAR(b.check_s, 1e-6, 1e-15);
     EXPECT_NEAR(d.check_s, 1e-6, 1e-15);
 }
 
-// For the same inputs (graph_node_s <= launch_s) the graph is never slower than the merged form,
-// and the merged form never slower than the cuBLAS reference, at every n and precision.
+// The run's own host figures: an SpMV enqueue of 5 us replaces the launch time of (a)'s two
+// SpMVs (+ 5 us), and a synchronization tail of 20 us bounds each of its 5 round trips from
+// below: 2.5 + 20 instead of 2.5 + 2 + 6.5 per reduction (+ 5 x 11.5 us): 82.5 + 5 + 57.5 = 145.
+TEST(BicgstabTime, MeasuredHostFiguresReplaceTheLaunchLatency)
+{
+    km::BicgstabMachine m = machine();
+    m.spmv_launch_s = 5e-6;
+    m.launch.sync_tail_s = 20e-6;
+    const auto a = km::iteration_time(km::SolverForm::cublas_reference, 1, 8, m, 1e-9, 1e-9);
+    EXPECT_NEAR(a.total_s, 145e-6, 1e-9);
+    // The graph launches nothing from the host: the figures leave it as it was.
+    const auto d = km::iteration_time(km::SolverForm::merged_graph, 1, 8, m, 1e-9, 1e-9);
+    EXPECT_NEAR(d.total_s, 11e-6, 1e-9);
+}
+
+// For the same inputs the graph is never slower than the merged form, and the merged form never
+// slower than the cuBLAS reference, at every n and precision.
 TEST(BicgstabTime, GraphNoSlowerThanMergedNoSlowerThanReference)
 {
+    const km::BicgstabMachine m = machine();
     for (int vb : {4, 8}) {
         for (double n = 1.0; n <= 1e9; n *= 3.0) {
             const auto nn = static_cast<std::int64_t>(n);
             const double spmv = 1e-6 + 1e-11 * n;
-            const auto a = km::iteration_time(kForms[0], nn, vb, kMachine, spmv, spmv);
-            const auto b = km::iteration_time(kForms[1], nn, vb, kMachine, spmv, spmv);
-            const auto d = km::iteration_time(kForms[2], nn, vb, kMachine, spmv, spmv);
+            const auto a = km::iteration_time(kForms[0], nn, vb, m, spmv, spmv);
+            const auto b = km::iteration_time(kForms[1], nn, vb, m, spmv, spmv);
+            const auto d = km::iteration_time(kForms[2], nn, vb, m, spmv, spmv);
             EXPECT_LE(d.total_s, b.total_s) << "n = " << nn;
             EXPECT_LE(b.total_s, a.total_s) << "n = " << nn;
             EXPECT_LT(b.host_s, a.host_s);
@@ -396,20 +428,20 @@ TEST(BicgstabTime, GraphNoSlowerThanMergedNoSlowerThanReference)
 TEST(BicgstabTime, RejectsBadArguments)
 {
     const auto f = km::SolverForm::merged;
-    km::BicgstabMachine m = kMachine;
+    km::BicgstabMachine m = machine();
     EXPECT_INVALID_NAMING(km::iteration_time(f, -1, 8, m, 0, 0), "n =");
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 0, m, 0, 0), "value_bytes");
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, -1e-6, 0), "spmv1_s");
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, NAN), "spmv2_s");
-    m.read_bw_bytes_per_s = 0.0;
-    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "read_bw_bytes_per_s");
-    m = kMachine;
-    m.launch_s = -1.0;
+    m.bw_bytes_per_s = 0.0;
+    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "bw_bytes_per_s");
+    m = machine();
+    m.spmv_launch_s = INFINITY;
+    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "spmv_launch_s");
+    m = machine();
+    m.launch.launch_s = -1.0;
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "launch_s");
-    m = kMachine;
-    m.roundtrip_s = INFINITY;
-    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "roundtrip_s");
-    m = kMachine;
-    m.graph_node_s = NAN;
-    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "graph_node_s");
+    m = machine();
+    m.launch.node_s = NAN;
+    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "node_s");
 }

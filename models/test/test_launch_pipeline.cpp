@@ -91,6 +91,21 @@ TEST(LaunchPipeline, LaunchedOpsLeaveAGapOnTheDevice)
     EXPECT_DOUBLE_EQ(tl.seconds(), 31.5e-6);
 }
 
+TEST(LaunchPipeline, AnOpOfGivenCostsAndTheDeviceBusyTime)
+{
+    LaunchCosts launched = costs;
+    launched.stream_node_s = 1.5e-6;
+    LaunchTimeline tl(launched);
+    tl.op(4e-6, 10e-6);  // host 4, device 4 -> 4 + 10 + 0.5 = 14.5
+    tl.op(1e-6, 0.2e-6);  // at least a node: host 5, device 14.5 -> 14.5 + 1 + 0.5 = 16
+    tl.kernel(0);         // host 7, device 16 -> 17.5
+    EXPECT_DOUBLE_EQ(tl.seconds(), 17.5e-6);
+    EXPECT_DOUBLE_EQ(tl.busy_seconds(), 10.5e-6 + 1.5e-6 + 1.5e-6);
+    EXPECT_DOUBLE_EQ(tl.work_seconds(), 10.2e-6);
+    test::expect_invalid([&] { tl.op(-1, 0); }, {"host_s"});
+    test::expect_invalid([&] { tl.op(0, 1.0 / 0.0); }, {"device_s"});
+}
+
 TEST(LaunchPipeline, WithoutLatenciesItIsTheWork)
 {
     LaunchTimeline tl(LaunchCosts{});

@@ -6,33 +6,21 @@
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/idle_kernels.hpp"
 #include "kernels/tall_skinny.hpp"
 
-#include <algorithm>
+#include <cublas_v2.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kbench::harness {
-namespace {
-
-/// One thread spins on the global timer for `ns` nanoseconds.
-__global__ void spin_kernel(std::uint64_t ns)
-{
-    std::uint64_t t0 = 0;
-    std::uint64_t t = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < ns);
-}
-
-__global__ void empty_kernel() {}
-
-}  // namespace
 
 OpCost measure_op_cost(const std::function<void(cudaStream_t)>& op, cudaStream_t stream,
                        int calls, int samples)
@@ -46,8 +34,7 @@ OpCost measure_op_cost(const std::function<void(cudaStream_t)>& op, cudaStream_t
     std::vector<double> host, device;
     double spin_s = 200e-6;
     for (int s = -1; s < samples;) {
-        spin_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(spin_s * 1e9));
-        KBENCH_CUDA_CHECK_LAUNCH();
+        launch_spin_kernel(static_cast<std::uint64_t>(spin_s * 1e9), stream);
         after_spin.record(stream);
         const auto t0 = clock::now();
         for (int c = 0; c < calls; ++c) op(stream);
@@ -99,11 +86,48 @@ LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream)
         KBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }, 20, 200);
     f.sync_tail_us = std::max(0.0, 1e6 * round_trip - f.reduction_us - f.copy_us);
-    f.stream_node_us = measure_op_cost([](cudaStream_t s) {
-        empty_kernel<<<1, 1, 0, s>>>();
-        KBENCH_CUDA_CHECK_LAUNCH();
-    }, stream).device_us;
+    f.stream_node_us = measure_op_cost(launch_empty_kernel, stream).device_us;
     return f;
 }
+
+template <typename T>
+LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (n < 1 || n > std::numeric_limits<int>::max())
+        throw std::invalid_argument("measure_cublas_launch_figures: n = " + std::to_string(n) +
+                                    ", expected 1 <= n <= INT_MAX (cuBLAS's int sizes)");
+    const int len = static_cast<int>(n);
+    device_buffer<T> x(std::vector<T>(static_cast<std::size_t>(n), T{1}));
+    device_buffer<T> y(std::vector<T>(static_cast<std::size_t>(n), T{0.5}));
+    device_buffer<T> d(1);
+    cublas_handle h;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
+    const auto dot = [&](T* result) {
+        if constexpr (std::is_same_v<T, double>)
+            KBENCH_CUBLAS_CHECK(cublasDdot(h.get(), len, x.data(), 1, y.data(), 1, result));
+        else
+            KBENCH_CUBLAS_CHECK(cublasSdot(h.get(), len, x.data(), 1, y.data(), 1, result));
+    };
+    LaunchFigures f;
+    const T zero{0};  // y += 0 x: y keeps its values
+    f.kernel_us = measure_op_cost([&](cudaStream_t) {
+        if constexpr (std::is_same_v<T, double>)
+            KBENCH_CUBLAS_CHECK(cublasDaxpy(h.get(), len, &zero, x.data(), 1, y.data(), 1));
+        else
+            KBENCH_CUBLAS_CHECK(cublasSaxpy(h.get(), len, &zero, x.data(), 1, y.data(), 1));
+    }, stream).host_us;
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_DEVICE));
+    f.reduction_us = measure_op_cost([&](cudaStream_t) { dot(d.data()); }, stream).host_us;
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_HOST));
+    T value{};
+    const double blocking = time_wall([&] { dot(&value); }, 20, 200);
+    f.sync_tail_us = std::max(0.0, 1e6 * blocking - f.reduction_us);
+    f.stream_node_us = measure_op_cost(launch_empty_kernel, stream).device_us;
+    return f;
+}
+
+template LaunchFigures measure_cublas_launch_figures<float>(std::int64_t, cudaStream_t);
+template LaunchFigures measure_cublas_launch_figures<double>(std::int64_t, cudaStream_t);
 
 }  // namespace kbench::harness
