@@ -34,26 +34,15 @@ double error_from_ones(const std::vector<T>& x)
     return err;
 }
 
-/// Device seconds of one apply of `op` (y = A x): the median over 5 timings of 10 back-to-back
-/// applies after 10 warm-up applies (CUDA events). x, y: device vectors of n entries.
-template <typename T>
-double time_spmv(spmv::SpmvOperator<T>& op, const T* x, T* y, cudaStream_t stream)
-{
-    constexpr int applies = 10;
-    auto apply = [&](cudaStream_t s) {
-        for (int i = 0; i < applies; ++i) op.apply(T{1}, x, T{0}, y, s);
-    };
-    return time_events(apply, stream, 1, 5) / applies;
-}
-
 /// The absolute time model and the memory lower bound of one iteration of `form` with operator
 /// `op` (anzt2015 Table 1 bytes; models::iteration_time, the launch pipeline), both per
-/// iteration in seconds. The SpMV time is the SpMV time model's prediction where it covers the
-/// operator's kernel, else the operator's measured time (cuSPARSE has no model). The host costs
-/// are measured here, at the system's size, on the calls the form makes (harness/core/
-/// op_cost.hpp): cuBLAS's for the reference, kbench's launchers for the others, and the
-/// operator's SpMV enqueue time; the fixed costs, the graph node and the round trip come from
-/// the machine profile. The model entry records them.
+/// iteration in seconds. An SpMV's device time is the SpMV time model's prediction less its
+/// launch term where the model covers the operator's kernel (the pipeline prices launches),
+/// else the operator's measured back-to-back device time less the stream's gap (cuSPARSE has no
+/// model). The host costs are measured here, at the system's size, on the calls the form makes
+/// (harness/core/op_cost.hpp): cuBLAS's for the reference, kbench's launchers for the others,
+/// and the operator's SpMV enqueue time; the fixed costs, the graph node and the round trip come
+/// from the machine profile. The model entry records them.
 template <typename T>
 void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOperator<T>& op,
                const MachineProfile& m, const T* x, T* y, cudaStream_t stream)
@@ -61,14 +50,18 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     if (!(m.read_gbps > 0.0) || !(m.triad_gbps > 0.0)) return;
     const models::Traffic traffic = op.traffic(false);
     const double spmv_bytes = traffic.bytes_read + traffic.bytes_written;
-    const double predicted_s = op.choice().predicted_us * 1e-6;
-    const double spmv_s = predicted_s > 0.0 ? predicted_s : time_spmv(op, x, y, stream);
     const std::int64_t n = op.num_rows();
     const bool reference = form == solvers::BicgstabForm::reference;
     const LaunchFigures f =
         reference ? measure_cublas_launch_figures<T>(n, stream) : measure_launch_figures(n, stream);
-    const double spmv_launch_us =
-        measure_op_cost([&](cudaStream_t s) { op.apply(T{1}, x, T{0}, y, s); }, stream).host_us;
+    const OpCost apply =
+        measure_op_cost([&](cudaStream_t s) { op.apply(T{1}, x, T{0}, y, s); }, stream);
+    const double stream_gap_us = std::max(0.0, f.stream_node_us - m.graph_node_us);
+    const bool modeled = op.choice().predicted_us > 0.0;
+    const double spmv_s =
+        1e-6 * std::max(0.0, modeled ? op.choice().predicted_us - op.choice().predicted_launch_us
+                                     : apply.device_us - stream_gap_us);
+    const double spmv_launch_us = apply.host_us;
     models::BicgstabMachine machine;
     machine.bw_bytes_per_s = m.triad_gbps * 1e9;
     machine.launch.launch_s = f.kernel_us * 1e-6;
@@ -89,7 +82,7 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     entry["model"] = {{"seconds_per_iteration", t.total_s}, {"spmv_s", t.spmv_s},
                       {"dots_s", t.dots_s},  {"updates_s", t.updates_s},
                       {"check_s", t.check_s}, {"host_s", t.host_s},
-                      {"spmv_source", predicted_s > 0.0 ? "model" : "measured"},
+                      {"spmv_source", modeled ? "model" : "measured"},
                       {"launch_figures",
                        {{"source", reference ? "cublas" : "kbench"},
                         {"kernel_us", f.kernel_us},
