@@ -159,11 +159,9 @@ SpmvOperator<T>::SpmvOperator(const Csr<T>& a, const Policy& policy,
         ch.reason = "asked for by name";
         im.storage.emplace(a, ch.kernel, ch.sellp, ch.subwarp);
         if (ch.kernel == Kernel::csr_vector || ch.kernel == Kernel::csr_adaptive ||
-            ch.kernel == Kernel::csr_merge || ch.kernel == Kernel::sellp) {
-            const Candidate c = model_candidate(a.view(), ch.kernel, ch.sellp, ch.subwarp, machine);
-            ch.predicted_us = c.predicted_us();
-            ch.predicted_launch_us = c.time.launch * 1e6;
-        }
+            ch.kernel == Kernel::csr_merge || ch.kernel == Kernel::sellp)
+            ch.predicted_us =
+                model_candidate(a.view(), ch.kernel, ch.sellp, ch.subwarp, machine).predicted_us();
         return;
     }
     if (policy.trial_candidates < 1)
@@ -175,7 +173,6 @@ SpmvOperator<T>::SpmvOperator(const Csr<T>& a, const Policy& policy,
         ch.sellp = c.sellp;
         ch.subwarp = c.subwarp;
         ch.predicted_us = c.predicted_us();
-        ch.predicted_launch_us = c.time.launch * 1e6;
     };
     const Candidate& best = ch.candidates.front();
     pick(best);
@@ -241,7 +238,7 @@ SpmvOperator<T>::SpmvOperator(const Csr<T>& a, const Policy& policy,
             ch.kernel = k;
             ch.sellp = SellpParams{0, 0, 0, 0};
             ch.subwarp = 0;
-            ch.predicted_us = ch.predicted_launch_us = 0.0;  // not modeled
+            ch.predicted_us = 0.0;  // not modeled
             vendor_kept = true;
         }
     }

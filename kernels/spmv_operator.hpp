@@ -42,8 +42,6 @@ struct Choice {
     int subwarp = 0;                // csr_vector: lanes per row
     std::string reason;
     double predicted_us = 0.0;  // the model's time of the configuration run (0: not modeled)
-    double predicted_launch_us = 0.0;  // the part of it that is launches (models::SpmvTime::
-                                       // launch: what a product timed alone cannot go below)
     std::vector<Candidate> candidates;  // auto: the ranked configurations, fastest predicted first
     // auto: median us of each configuration timed (trial candidates, our pick, cuSPARSE's)
     std::vector<std::pair<std::string, double>> trial_us;

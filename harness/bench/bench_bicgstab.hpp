@@ -50,8 +50,8 @@ struct BicgstabRunOptions {
 ///   (medians over the repetitions), repetitions, residual_history (first timed solve; when
 ///   options.residual_history); with a
 ///   machine profile also "model" (models::iteration_time per iteration, seconds: total, spmv,
-///   dots, updates, check, host; spmv_source "model" when the SpMV time model predicted the
-///   operator's kernel, "measured" when the operator's timed SpMV stood in; launch_figures, the
+///   dots, updates, check, host; spmv_source "measured": the operator's back-to-back device
+///   time less the stream's gap, measured in the run; launch_figures, the
 ///   host costs measured for it in microseconds: source "cublas" or "kbench", kernel_us,
 ///   reduction_us, copy_us, sync_tail_us, stream_node_us and spmv_us, harness/core/op_cost.hpp)
 ///   and
