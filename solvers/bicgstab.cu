@@ -396,16 +396,7 @@ void graph_loop(spmv::SpmvOperator<T>& a, Workspace<T>& w, T* x, const StopRule&
 {
     cuda_graph graph;
     cudaGraphConditionalHandle handle{};
-    KBENCH_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph.get(), 1,
-                                                       cudaGraphCondAssignDefault));
-    cudaGraphNodeParams params{};
-    params.type = cudaGraphNodeTypeConditional;
-    params.conditional.handle = handle;
-    params.conditional.type = cudaGraphCondTypeWhile;
-    params.conditional.size = 1;
-    cudaGraphNode_t node{};
-    KBENCH_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
-    cudaGraph_t body = params.conditional.phGraph_out[0];  // owned by `graph`
+    cudaGraph_t body = add_while_node(graph.get(), handle);  // owned by `graph`
     KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
                                                     cudaStreamCaptureModeThreadLocal));
     try {

@@ -178,6 +178,44 @@ void block_step(MachineProfile& m, const device_info& dev, cudaStream_t stream)
     m.block_step_us = std::max(0.0, 1e6 * (run(long_steps) - run(short_steps)) / 8192.0);
 }
 
+/// The body of graph_while's loop: counts *left down and ends the loop when it reaches 0.
+__global__ void countdown_kernel(unsigned* left, cudaGraphConditionalHandle handle)
+{
+    const unsigned l = --*left;
+    cudaGraphSetConditional(handle, l > 0 ? 1u : 0u);
+}
+
+__global__ void set_kernel(unsigned* left, unsigned value) { *left = value; }
+
+/// MachineProfile::graph_while_iteration_us: a graph of one conditional WHILE node (the CUDA
+/// graph form of a solver's loop) whose body is one kernel counting down, launched for 100 and
+/// 1100 iterations (CUDA events, medians): (t(1100) - t(100)) / 1000, less graph_node_us (the
+/// body's kernel as a node). Needs m.graph_node_us.
+void graph_while(MachineProfile& m, cudaStream_t stream)
+{
+    device_buffer<unsigned> left(1);
+    cuda_graph graph;
+    cudaGraphConditionalHandle handle{};
+    cudaGraph_t body = add_while_node(graph.get(), handle);
+    KBENCH_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    countdown_kernel<<<1, 1, 0, stream>>>(left.data(), handle);
+    const cudaError_t launched = cudaGetLastError();
+    KBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &body));
+    KBENCH_CUDA_CHECK(launched);
+    cuda_graph_exec exec(graph.get());
+    const auto run = [&](unsigned iterations) {
+        return time_events([&](cudaStream_t s) {
+            set_kernel<<<1, 1, 0, s>>>(left.data(), iterations);
+            KBENCH_CUDA_CHECK_LAUNCH();
+            exec.launch(s);
+        }, stream);
+    };
+    constexpr unsigned few = 100, many = few + 1000;
+    m.graph_while_iteration_us =
+        std::max(0.0, 1e6 * (run(many) - run(few)) / (many - few) - m.graph_node_us);
+}
+
 /// C = A B of n x n column-major matrices with cuBLAS (dgemm / sgemm; FP32 in cuBLAS's default
 /// math mode: FP32 arithmetic, no TF32).
 cublasStatus_t gemm(cublasHandle_t h, int n, const double* a, const double* b, double* c)
@@ -227,6 +265,7 @@ MachineProfile measure_machine(std::ostream* log)
     bandwidth(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: launch and reduction latency ...\n");
     latencies(m, stream);
+    graph_while(m, stream);
     if (log) fmt::print(*log, "kbench machine: fixed costs of a streaming kernel and a dot ...\n");
     kernel_fixed_costs(m, dev, stream);
     if (log) fmt::print(*log, "kbench machine: block-synchronous step in shared memory ...\n");
@@ -253,6 +292,8 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch latency, back-to-back launches (us)",
                m.launch_latency_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph node, replayed (us)", m.graph_node_us);
+    fmt::print(out, "{:<44} {:>12.2f}\n", "CUDA graph WHILE node, per iteration (us)",
+               m.graph_while_iteration_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "streaming kernel, fixed cost (us)", m.kernel_fixed_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "dot (blas::dot), fixed cost (us)", m.reduction_fixed_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "launch + stream sync round trip (us)",

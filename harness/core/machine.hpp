@@ -20,6 +20,8 @@ struct MachineProfile {
     double launch_sync_roundtrip_us = 0.0;     // one empty launch + cudaStreamSynchronize
     double reduction_roundtrip_latency_us = 0.0;  // tiny read_sum + cudaMemcpy of the scalar to host
     double graph_node_us = 0.0;  // per node of a replayed CUDA graph of empty kernels (events)
+    double graph_while_iteration_us = 0.0;  // per iteration of a conditional WHILE node, its
+                                            // body's one kernel node left out (events)
     double kernel_fixed_us = 0.0;     // per streaming kernel on top of its bytes / triad bandwidth
     double reduction_fixed_us = 0.0;  // per blas::dot (one launch since issue 30), the same way
     double block_step_us = 0.0;  // one step of a block-synchronous chain in shared memory
@@ -32,7 +34,9 @@ struct MachineProfile {
 
 /// Measures the profile of the current device: bandwidth on arrays of >= 2^28 doubles and >= 8x
 /// the L2 size (median of 20 reps after warm-up, CUDA events), launch latencies (median of
-/// host wall-clock samples), reduction round trip, the fixed costs of a streaming kernel and of
+/// host wall-clock samples), reduction round trip, the time per iteration of a CUDA graph's
+/// conditional WHILE node (two iteration counts, so the launch cancels), the fixed costs of a
+/// streaming kernel and of
 /// a dot, blas::dot (replayed CUDA graphs of triads, of dots, over 2^18 .. 2^21 doubles, each
 /// call on arrays not in L2: the median over the sizes of the time per call less its bytes at
 /// the triad bandwidth), the block step (one block of 32 threads per SM, each step reading the

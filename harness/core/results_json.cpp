@@ -46,6 +46,7 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
          {"launch_sync_roundtrip_us", m.launch_sync_roundtrip_us},
          {"reduction_roundtrip_latency_us", m.reduction_roundtrip_latency_us},
          {"graph_node_us", m.graph_node_us},
+         {"graph_while_iteration_us", m.graph_while_iteration_us},
          {"kernel_fixed_us", m.kernel_fixed_us},
          {"reduction_fixed_us", m.reduction_fixed_us},
          {"block_step_us", m.block_step_us},

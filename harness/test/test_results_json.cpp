@@ -55,7 +55,7 @@ TEST(ResultsJson, DeviceAndMachineSerializeTheSchemaKeys)
     EXPECT_EQ(mj.at("read_gbps"), 4000.0);
     for (const char* key : {"copy_gbps", "triad_gbps", "launch_latency_us",
                             "reduction_roundtrip_latency_us", "dgemm_gflops", "sgemm_gflops",
-                            "block_step_us", "bandwidth_bytes"}) {
+                            "block_step_us", "graph_while_iteration_us", "bandwidth_bytes"}) {
         EXPECT_TRUE(mj.contains(key)) << key;
     }
     const json gi = kh::GitInfo{"unknown", true};

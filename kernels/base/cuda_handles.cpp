@@ -18,4 +18,18 @@ cublasHandle_t thread_cublas(cudaStream_t stream)
     return h;
 }
 
+cudaGraph_t add_while_node(cudaGraph_t graph, cudaGraphConditionalHandle& handle)
+{
+    KBENCH_CUDA_CHECK(
+        cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = handle;
+    params.conditional.type = cudaGraphCondTypeWhile;
+    params.conditional.size = 1;
+    cudaGraphNode_t node{};
+    KBENCH_CUDA_CHECK(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &params));
+    return params.conditional.phGraph_out[0];
+}
+
 }  // namespace kbench

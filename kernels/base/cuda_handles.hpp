@@ -175,6 +175,13 @@ private:
     explicit cuda_graph_exec(cudaGraphExec_t e) : unique_handle(e) {}
 };
 
+/// Adds to `graph` (no dependencies) a conditional WHILE node whose body runs while the
+/// condition `handle`, created here with default value 1 (the body runs at least once), is
+/// non-zero; a kernel of the body sets it with cudaGraphSetConditional. Returns the body graph,
+/// owned by `graph`: capture into it with cudaStreamBeginCaptureToGraph. Throws
+/// kbench::cuda_error (e.g. a driver without conditional nodes: CUDA 12.4 or later).
+cudaGraph_t add_while_node(cudaGraph_t graph, cudaGraphConditionalHandle& handle);
+
 /// One value of trivially copyable T in page-locked host memory (memory::pinned_allocate:
 /// cudaMallocHost, cached for reuse), the target of asynchronous device-to-host copies.
 template <typename T>

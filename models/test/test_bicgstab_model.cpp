@@ -406,6 +406,20 @@ TEST(BicgstabTime, MeasuredHostFiguresReplaceTheLaunchLatency)
     EXPECT_NEAR(d.total_s, 11e-6, 1e-9);
 }
 
+// The graph's loop: its conditional node's 3 us per iteration add to the 11 us of its nodes
+// (booked with the stopping test); the other forms have no such node.
+TEST(BicgstabTime, TheGraphFormPaysItsLoopNode)
+{
+    km::BicgstabMachine m = machine();
+    m.graph_iteration_s = 3e-6;
+    const auto d = km::iteration_time(km::SolverForm::merged_graph, 1, 8, m, 1e-9, 1e-9);
+    EXPECT_NEAR(d.total_s, 14e-6, 1e-9);
+    EXPECT_NEAR(d.check_s, 4e-6, 1e-12);
+    EXPECT_DOUBLE_EQ(d.host_s, 0.0);
+    const auto b = km::iteration_time(km::SolverForm::merged, 1, 8, m, 1e-9, 1e-9);
+    EXPECT_NEAR(b.total_s, 30e-6, 1e-9);
+}
+
 // For the same inputs the graph is never slower than the merged form, and the merged form never
 // slower than the cuBLAS reference, at every n and precision.
 TEST(BicgstabTime, GraphNoSlowerThanMergedNoSlowerThanReference)
@@ -438,6 +452,9 @@ TEST(BicgstabTime, RejectsBadArguments)
     m = machine();
     m.spmv_launch_s = INFINITY;
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "spmv_launch_s");
+    m = machine();
+    m.graph_iteration_s = -1e-6;
+    EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "graph_iteration_s");
     m = machine();
     m.launch.launch_s = -1.0;
     EXPECT_INVALID_NAMING(km::iteration_time(f, 10, 8, m, 0, 0), "launch_s");
