@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 namespace kbench::harness {
 namespace {
 
@@ -25,6 +27,7 @@ TEST(MachineGpu, EveryFigureIsMeasured)
     EXPECT_GT(m.kernel_fixed_us + m.reduction_fixed_us, 0.0);
     EXPECT_GT(m.dgemm_gflops, 0.0);
     EXPECT_GT(m.spmv.sm_count, 0);
+    print_machine_profile(std::cout, m);  // the figures, for the log
 }
 
 }  // namespace
