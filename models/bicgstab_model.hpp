@@ -11,8 +11,8 @@
 //
 // Units: bytes, seconds, and fractions in [0, 1] (never percent); n is a vector length (entries).
 // Bad input throws std::invalid_argument naming the parameter, its value and what was expected.
-// Only the standard library and models/launch_pipeline.hpp are used; SpMV bytes and times come from the caller
-// (models/spmv_traffic.hpp, models/spmv_time.hpp or a measurement).
+// Only the standard library and models/launch_pipeline.hpp are used; SpMV bytes and times come
+// from the caller (models/spmv_traffic.hpp, models/spmv_time.hpp or a measurement).
 #pragma once
 
 #include "models/launch_pipeline.hpp"

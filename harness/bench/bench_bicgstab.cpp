@@ -39,10 +39,11 @@ double error_from_ones(const std::vector<T>& x)
 /// iteration in seconds. An SpMV's device time is the operator's measured back-to-back device
 /// time less the stream's gap (the pipeline adds it): this model prices the iteration around
 /// its SpMVs, and the SpMV time model, scored on its own in table3, stays out of it (its launch
-/// term, an isolated product's floor, is no graph node's time). The host costs are measured here, at the system's size, on the calls the form makes
-/// (harness/core/op_cost.hpp): cuBLAS's for the reference, kbench's launchers for the others,
-/// and the operator's SpMV enqueue time; the fixed costs, the graph node, the graph's WHILE loop
-/// and the round trip come from the machine profile. The model entry records them.
+/// term, an isolated product's floor, is no graph node's time). The host costs are measured
+/// here, at the system's size, on the calls the form makes (harness/core/op_cost.hpp): cuBLAS's
+/// for the reference, kbench's launchers for the others, and the operator's SpMV enqueue time;
+/// the fixed costs, the graph node, the graph's WHILE loop and the round trip come from the
+/// machine profile. The model entry records them.
 template <typename T>
 void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOperator<T>& op,
                const MachineProfile& m, const T* x, T* y, cudaStream_t stream)
@@ -73,7 +74,7 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     machine.spmv_launch_s = spmv_launch_us * 1e-6;
     machine.graph_iteration_s = m.graph_while_iteration_us * 1e-6;
     const models::SolverForm model_form =
-        reference                                 ? models::SolverForm::cublas_reference
+        reference                               ? models::SolverForm::cublas_reference
         : form == solvers::BicgstabForm::merged ? models::SolverForm::merged
                                                 : models::SolverForm::merged_graph;
     const auto t = models::iteration_time(model_form, n, sizeof(T), machine, spmv_s, spmv_s);
