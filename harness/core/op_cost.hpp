@@ -49,8 +49,8 @@ struct LaunchFigures {
 /// n < 1, kbench::cuda_error on CUDA failures.
 LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream);
 
-/// LaunchFigures of cuBLAS's level-1 calls on vectors of n values of T (float or double), as the
-/// cuBLAS reference BiCGSTAB makes them (anzt2015 Fig. 1 right): kernel_us the enqueue time of
+/// LaunchFigures of cuBLAS's level-1 calls on vectors of n values of T (float or double), as a
+/// solver on cuBLAS with its scalars on the host makes them: kernel_us the enqueue time of
 /// an axpy, reduction_us that of a dot returning its result to device memory (pointer mode
 /// device), copy_us 0 (a dot returning its value to the host copies it inside the call),
 /// sync_tail_us the median wall time of a dot returning its value to the host (pointer mode
