@@ -4,6 +4,7 @@
 #include "solvers/bicgstab.hpp"
 
 #include "kernels/base/cuda_check.hpp"
+#include "kernels/base/cublas_level1.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/bicgstab_kernels.hpp"
@@ -186,48 +187,6 @@ private:
     std::vector<PhaseTime> phases_;
 };
 
-// cuBLAS by precision.
-cublasStatus_t blas_dot(cublasHandle_t h, int n, const double* x, const double* y, double* r)
-{
-    return cublasDdot(h, n, x, 1, y, 1, r);
-}
-cublasStatus_t blas_dot(cublasHandle_t h, int n, const float* x, const float* y, float* r)
-{
-    return cublasSdot(h, n, x, 1, y, 1, r);
-}
-cublasStatus_t blas_axpy(cublasHandle_t h, int n, double a, const double* x, double* y)
-{
-    return cublasDaxpy(h, n, &a, x, 1, y, 1);
-}
-cublasStatus_t blas_axpy(cublasHandle_t h, int n, float a, const float* x, float* y)
-{
-    return cublasSaxpy(h, n, &a, x, 1, y, 1);
-}
-cublasStatus_t blas_scal(cublasHandle_t h, int n, double a, double* x)
-{
-    return cublasDscal(h, n, &a, x, 1);
-}
-cublasStatus_t blas_scal(cublasHandle_t h, int n, float a, float* x)
-{
-    return cublasSscal(h, n, &a, x, 1);
-}
-cublasStatus_t blas_nrm2(cublasHandle_t h, int n, const double* x, double* r)
-{
-    return cublasDnrm2(h, n, x, 1, r);
-}
-cublasStatus_t blas_nrm2(cublasHandle_t h, int n, const float* x, float* r)
-{
-    return cublasSnrm2(h, n, x, 1, r);
-}
-cublasStatus_t blas_copy(cublasHandle_t h, int n, const double* x, double* y)
-{
-    return cublasDcopy(h, n, x, 1, y, 1);
-}
-cublasStatus_t blas_copy(cublasHandle_t h, int n, const float* x, float* y)
-{
-    return cublasScopy(h, n, x, 1, y, 1);
-}
-
 /// Device vectors and state of one solve.
 template <typename T>
 struct Workspace {
@@ -248,10 +207,7 @@ template <typename T>
 double norm2(cublasHandle_t h, std::int64_t n, const T* v)
 {
     T result{};
-    if constexpr (std::is_same_v<T, double>)
-        KBENCH_CUBLAS_CHECK(cublasDnrm2(h, static_cast<int>(n), v, 1, &result));
-    else
-        KBENCH_CUBLAS_CHECK(cublasSnrm2(h, static_cast<int>(n), v, 1, &result));
+    KBENCH_CUBLAS_CHECK(cublas::nrm2(h, static_cast<int>(n), v, &result));
     return static_cast<double>(result);
 }
 
@@ -260,7 +216,7 @@ template <typename T>
 void residual(spmv::SpmvOperator<T>& a, cublasHandle_t h, const T* b, const T* x, T* r,
               cudaStream_t stream)
 {
-    KBENCH_CUBLAS_CHECK(blas_copy(h, static_cast<int>(a.num_rows()), b, r));
+    KBENCH_CUBLAS_CHECK(cublas::copy(h, static_cast<int>(a.num_rows()), b, r));
     a.apply(T{-1}, x, T{1}, r, stream);
 }
 
@@ -298,11 +254,11 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
     KBENCH_CUBLAS_CHECK(cublasGetStream(h, &stream));
     T *r = w.r.data(), *r_hat = w.r_hat.data(), *p = w.p.data(), *v = w.v.data(),
       *s = w.s.data(), *t = w.t.data();
-    KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, r_hat));
+    KBENCH_CUBLAS_CHECK(cublas::copy(h, n, r, r_hat));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0, w.p.bytes(), stream));
     KBENCH_CUDA_CHECK(cudaMemsetAsync(v, 0, w.v.bytes(), stream));
     T rr{};
-    KBENCH_CUBLAS_CHECK(blas_dot(h, n, r, r, &rr));  // ||r_0||^2 = rho_0
+    KBENCH_CUBLAS_CHECK(cublas::dot(h, n, r, r, &rr));  // ||r_0||^2 = rho_0
     T rho = rr, rho_old = 1, alpha = 1, omega = 1;
     LoopState state;
     start(state, static_cast<double>(rr), 0, rule);
@@ -314,40 +270,40 @@ LoopState reference_loop(spmv::SpmvOperator<T>& a, cublasHandle_t h, Workspace<T
         phase.begin_iteration();
         // Phase names: models::kernels(BicgstabVariant::reference), Table 1's rows.
         phase("scal p = beta p", "p_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_scal(h, n, beta, p)); });  // 4
+              [&] { KBENCH_CUBLAS_CHECK(cublas::scal(h, n, beta, p)); });  // 4
         phase("axpy p += -omega beta v", "p_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -beta * omega, v, p)); });  // 5
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, -beta * omega, v, p)); });  // 5
         phase("axpy p += r", "p_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, T{1}, r, p)); });  // 6
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, T{1}, r, p)); });  // 6
         phase("SpMV v = A p", "spmv", [&] { a.apply(T{1}, p, T{0}, v, stream); });  // 7
         T rhat_v{};
         phase("dot r_hat . v (alpha)", "dot",
-              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, v, &rhat_v)); });  // 8
+              [&] { KBENCH_CUBLAS_CHECK(cublas::dot(h, n, r_hat, v, &rhat_v)); });  // 8
         if (rhat_v == T{0}) status = static_cast<int>(DeviceStatus::rhat_v_zero);
         else alpha = rho / rhat_v;
-        phase("copy s = r", "s_update", [&] { KBENCH_CUBLAS_CHECK(blas_copy(h, n, r, s)); });  // 9
+        phase("copy s = r", "s_update", [&] { KBENCH_CUBLAS_CHECK(cublas::copy(h, n, r, s)); });  // 9
         phase("axpy s += -alpha v", "s_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -alpha, v, s)); });  // 10
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, -alpha, v, s)); });  // 10
         phase("SpMV t = A s", "spmv", [&] { a.apply(T{1}, s, T{0}, t, stream); });  // 11
         T ts{}, tt{};
         phase("dot t . s (omega)", "dot",
-              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, s, &ts)); });  // 12
+              [&] { KBENCH_CUBLAS_CHECK(cublas::dot(h, n, t, s, &ts)); });  // 12
         phase("dot t . t (omega)", "dot",
-              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, t, t, &tt)); });  // 13
+              [&] { KBENCH_CUBLAS_CHECK(cublas::dot(h, n, t, t, &tt)); });  // 13
         omega = tt != T{0} ? ts / tt : T{0};  // t = 0: s = 0 or breakdown, below
         phase("axpy x += alpha p", "xr_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, alpha, p, x)); });  // 14
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, alpha, p, x)); });  // 14
         phase("axpy x += omega s", "xr_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, omega, s, x)); });  // 15
-        phase("copy r = s", "xr_update", [&] { KBENCH_CUBLAS_CHECK(blas_copy(h, n, s, r)); });  // 16
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, omega, s, x)); });  // 15
+        phase("copy r = s", "xr_update", [&] { KBENCH_CUBLAS_CHECK(cublas::copy(h, n, s, r)); });  // 16
         phase("axpy r += -omega t", "xr_update",
-              [&] { KBENCH_CUBLAS_CHECK(blas_axpy(h, n, -omega, t, r)); });  // 17
+              [&] { KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, -omega, t, r)); });  // 17
         T res{};
-        phase("nrm2 r (res)", "dot", [&] { KBENCH_CUBLAS_CHECK(blas_nrm2(h, n, r, &res)); });  // 18
+        phase("nrm2 r (res)", "dot", [&] { KBENCH_CUBLAS_CHECK(cublas::nrm2(h, n, r, &res)); });  // 18
         rr = res * res;
         rho_old = rho;
         phase("dot r_hat . r (rho)", "dot",
-              [&] { KBENCH_CUBLAS_CHECK(blas_dot(h, n, r_hat, r, &rho)); });  // 2, next iteration
+              [&] { KBENCH_CUBLAS_CHECK(cublas::dot(h, n, r_hat, r, &rho)); });  // 2, next iteration
         phase.end_iteration();
         const bool r_nonzero = rr != T{0};
         if (status == 0 && !(std::isfinite(static_cast<double>(rho)) &&

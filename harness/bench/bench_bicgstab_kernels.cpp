@@ -4,6 +4,7 @@
 
 #include "harness/bench/bench_dot.hpp"  // dot_bench::fill_pattern
 #include "harness/core/progress.hpp"
+#include "kernels/base/cublas_level1.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "models/bicgstab_model.hpp"
 
@@ -30,35 +31,30 @@ constexpr std::int64_t max_n = std::numeric_limits<int>::max();
 template <typename T>
 void scal(cublasHandle_t h, int n, T a, T* x)
 {
-    if constexpr (std::is_same_v<T, double>) KBENCH_CUBLAS_CHECK(cublasDscal(h, n, &a, x, 1));
-    else KBENCH_CUBLAS_CHECK(cublasSscal(h, n, &a, x, 1));
+    KBENCH_CUBLAS_CHECK(cublas::scal(h, n, a, x));
 }
 template <typename T>
 void axpy(cublasHandle_t h, int n, T a, const T* x, T* y)
 {
-    if constexpr (std::is_same_v<T, double>) KBENCH_CUBLAS_CHECK(cublasDaxpy(h, n, &a, x, 1, y, 1));
-    else KBENCH_CUBLAS_CHECK(cublasSaxpy(h, n, &a, x, 1, y, 1));
+    KBENCH_CUBLAS_CHECK(cublas::axpy(h, n, a, x, y));
 }
 template <typename T>
 void copy(cublasHandle_t h, int n, const T* x, T* y)
 {
-    if constexpr (std::is_same_v<T, double>) KBENCH_CUBLAS_CHECK(cublasDcopy(h, n, x, 1, y, 1));
-    else KBENCH_CUBLAS_CHECK(cublasScopy(h, n, x, 1, y, 1));
+    KBENCH_CUBLAS_CHECK(cublas::copy(h, n, x, y));
 }
 template <typename T>
 T dot(cublasHandle_t h, int n, const T* x, const T* y)
 {
     T r{};
-    if constexpr (std::is_same_v<T, double>) KBENCH_CUBLAS_CHECK(cublasDdot(h, n, x, 1, y, 1, &r));
-    else KBENCH_CUBLAS_CHECK(cublasSdot(h, n, x, 1, y, 1, &r));
+    KBENCH_CUBLAS_CHECK(cublas::dot(h, n, x, y, &r));
     return r;
 }
 template <typename T>
 T nrm2(cublasHandle_t h, int n, const T* x)
 {
     T r{};
-    if constexpr (std::is_same_v<T, double>) KBENCH_CUBLAS_CHECK(cublasDnrm2(h, n, x, 1, &r));
-    else KBENCH_CUBLAS_CHECK(cublasSnrm2(h, n, x, 1, &r));
+    KBENCH_CUBLAS_CHECK(cublas::nrm2(h, n, x, &r));
     return r;
 }
 

@@ -2,6 +2,7 @@
 #include "harness/bench/bench_dot.hpp"
 
 #include "harness/core/progress.hpp"
+#include "kernels/base/cublas_level1.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/dot.hpp"
 
@@ -105,14 +106,6 @@ const char* to_string(DotVariant v)
 
 namespace {
 
-void cublas_dot(cublasHandle_t h, int n, const double* x, const double* y, double* r)
-{
-    KBENCH_CUBLAS_CHECK(cublasDdot(h, n, x, 1, y, 1, r));
-}
-void cublas_dot(cublasHandle_t h, int n, const float* x, const float* y, float* r)
-{
-    KBENCH_CUBLAS_CHECK(cublasSdot(h, n, x, 1, y, 1, r));
-}
 void cublas_gemv_t(cublasHandle_t h, int n, int k, const double* one, const double* V,
                    const double* y, const double* zero, double* r)
 {
@@ -193,7 +186,8 @@ DotMeasurement measure_dot_point(DotVariant variant, int k, SharedYData<T>& d,
         m.traffic.bytes_written = k * t.bytes_written;
         m.traffic.flops = k * t.flops;
         call = [&, k] {
-            for (int j = 0; j < k; ++j) cublas_dot(blas, n_int, d.xs[j], d.y.data(), result + j);
+            for (int j = 0; j < k; ++j)
+                KBENCH_CUBLAS_CHECK(cublas::dot(blas, n_int, d.xs[j], d.y.data(), result + j));
         };
         break;
     }

@@ -2,6 +2,7 @@
 #include "harness/core/op_cost.hpp"
 
 #include "harness/core/timing.hpp"
+#include "kernels/base/cublas_level1.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/base/device_buffer.hpp"
@@ -104,18 +105,11 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
     cublas_handle h;
     KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
     const auto dot = [&](T* result) {
-        if constexpr (std::is_same_v<T, double>)
-            KBENCH_CUBLAS_CHECK(cublasDdot(h.get(), len, x.data(), 1, y.data(), 1, result));
-        else
-            KBENCH_CUBLAS_CHECK(cublasSdot(h.get(), len, x.data(), 1, y.data(), 1, result));
+        KBENCH_CUBLAS_CHECK(cublas::dot(h.get(), len, x.data(), y.data(), result));
     };
     LaunchFigures f;
-    const T zero{0};  // y += 0 x: y keeps its values
-    f.kernel_us = measure_op_cost([&](cudaStream_t) {
-        if constexpr (std::is_same_v<T, double>)
-            KBENCH_CUBLAS_CHECK(cublasDaxpy(h.get(), len, &zero, x.data(), 1, y.data(), 1));
-        else
-            KBENCH_CUBLAS_CHECK(cublasSaxpy(h.get(), len, &zero, x.data(), 1, y.data(), 1));
+    f.kernel_us = measure_op_cost([&](cudaStream_t) {  // y += 0 x: y keeps its values
+        KBENCH_CUBLAS_CHECK(cublas::axpy(h.get(), len, T{0}, x.data(), y.data()));
     }, stream).host_us;
     KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_DEVICE));
     f.reduction_us = measure_op_cost([&](cudaStream_t) { dot(d.data()); }, stream).host_us;
