@@ -40,21 +40,21 @@ double error_from_ones(const std::vector<T>& x)
 /// time less the stream's gap (the pipeline adds it): this model prices the iteration around
 /// its SpMVs, and the SpMV time model, scored on its own in table3, stays out of it (its launch
 /// term, an isolated product's floor, is no graph node's time). The host costs are measured
-/// here, at the system's size, on the calls the form makes (harness/core/op_cost.hpp): cuBLAS's
-/// for the reference, kbench's launchers for the others, and the operator's SpMV enqueue time;
-/// the fixed costs, the graph node, the graph's WHILE loop and the round trip come from the
-/// machine profile. The model entry records them.
+/// at the system's size, on the calls the form makes (harness/core/op_cost.hpp): `f`, cuBLAS's
+/// launch figures for the reference and kbench's for the others (the caller's, measured once per
+/// system and precision), and the operator's SpMV enqueue time, measured here; the fixed costs,
+/// the graph node, the graph's WHILE loop and the round trip come from the machine profile. The
+/// model entry records them.
 template <typename T>
 void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOperator<T>& op,
-               const MachineProfile& m, const T* x, T* y, cudaStream_t stream)
+               const MachineProfile& m, const LaunchFigures& f, const T* x, T* y,
+               cudaStream_t stream)
 {
     if (!(m.read_gbps > 0.0) || !(m.triad_gbps > 0.0)) return;
     const models::Traffic traffic = op.traffic(false);
     const double spmv_bytes = traffic.bytes_read + traffic.bytes_written;
     const std::int64_t n = op.num_rows();
     const bool reference = form == solvers::BicgstabForm::reference;
-    const LaunchFigures f =
-        reference ? measure_cublas_launch_figures<T>(n, stream) : measure_launch_figures(n, stream);
     const OpCost apply =
         measure_op_cost([&](cudaStream_t s) { op.apply(T{1}, x, T{0}, y, s); }, stream);
     const double stream_gap_us = std::max(0.0, f.stream_node_us - m.graph_node_us);
@@ -141,6 +141,8 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
     device_buffer<T> db(b), dx(n);
     cuda_stream stream;
     std::map<std::string, spmv::SpmvOperator<T>> ops;  // one operator per policy
+    // The model's launch figures, measured at the first configuration that needs them.
+    std::optional<LaunchFigures> kbench_figures, cublas_figures;
     for (const BicgstabConfig& config : o.configs) {
         const std::string name = fmt::format("bicgstab/{}/{}/{}/{}", solvers::to_string(config.form),
                                              config.spmv, precision, entry.name);
@@ -194,7 +196,14 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
                   {"seconds_per_iteration", median(per_iteration)},
                   {"repetitions", o.repetitions}});
         if (o.residual_history) e["residual_history"] = first.residual_history;
-        if (machine != nullptr) add_model(e, config.form, op, *machine, db.data(), dx.data(), stream);
+        if (machine != nullptr) {
+            const bool reference = config.form == solvers::BicgstabForm::reference;
+            std::optional<LaunchFigures>& f = reference ? cublas_figures : kbench_figures;
+            if (!f)
+                f = reference ? measure_cublas_launch_figures<T>(a.num_rows, stream)
+                              : measure_launch_figures(a.num_rows, stream);
+            add_model(e, config.form, op, *machine, *f, db.data(), dx.data(), stream);
+        }
         doc["benchmarks"].push_back(std::move(e));
 
         if (!config.detailed || config.form == solvers::BicgstabForm::graph) continue;
