@@ -264,9 +264,9 @@ __device__ void store_chunk(T* s, const T (&reg)[chunk_share<KP, KX>])
 // which warp, block or SM does it does not enter the sum. A warp takes Batch of its entries at once
 // (independent sums, one warp_sum over all of them: the butterfly of each value is unchanged) so
 // that more loads are in flight: 4 for the 1-D kernels, 2 for the narrow one (8 warps x 2 covers a
-// column group's at most 16 entries in one pass), 1 in gram_finish_kernel (one entry per warp). finish_partials is not inlined: its registers are
-// then allocated apart from stage 1's, which stay as they were without it (and with them each
-// kernel's occupancy and grid).
+// column group's at most 16 entries in one pass), 1 in gram_finish_kernel (one entry per warp).
+// finish_partials is not inlined: its registers are then allocated apart from stage 1's, which
+// stay as they were without it (and with them each kernel's occupancy and grid).
 
 /// Sums entries q = first + w, first + w + warps, ... < min(last, rows * cols) (w: the calling
 /// warp; entry q is (i, j) = (i0 + q % rows, q / rows), skipped for Sym when i > j) of B's kv x

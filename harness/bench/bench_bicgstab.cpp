@@ -62,15 +62,12 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     const double spmv_launch_us = apply.host_us;
     models::BicgstabMachine machine;
     machine.bw_bytes_per_s = m.triad_gbps * 1e9;
-    machine.launch.launch_s = f.kernel_us * 1e-6;
-    machine.launch.sync_s = m.launch_sync_roundtrip_us * 1e-6;
-    machine.launch.kernel_fixed_s = m.kernel_fixed_us * 1e-6;
-    machine.launch.reduction_fixed_s = m.reduction_fixed_us * 1e-6;
-    machine.launch.node_s = m.graph_node_us * 1e-6;
-    machine.launch.reduction_launch_s = f.reduction_us * 1e-6;
-    machine.launch.copy_launch_s = f.copy_us * 1e-6;
-    machine.launch.sync_tail_s = f.sync_tail_us * 1e-6;
-    machine.launch.stream_node_s = f.stream_node_us * 1e-6;
+    models::LaunchCosts profile;
+    profile.sync_s = m.launch_sync_roundtrip_us * 1e-6;
+    profile.kernel_fixed_s = m.kernel_fixed_us * 1e-6;
+    profile.reduction_fixed_s = m.reduction_fixed_us * 1e-6;
+    profile.node_s = m.graph_node_us * 1e-6;
+    machine.launch = with_launch_figures(profile, f);
     machine.spmv_launch_s = spmv_launch_us * 1e-6;
     machine.graph_iteration_s = m.graph_while_iteration_us * 1e-6;
     const models::SolverForm model_form =
@@ -82,14 +79,9 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
                       {"dots_s", t.dots_s},  {"updates_s", t.updates_s},
                       {"check_s", t.check_s}, {"host_s", t.host_s},
                       {"spmv_source", "measured"},
-                      {"launch_figures",
-                       {{"source", reference ? "cublas" : "kbench"},
-                        {"kernel_us", f.kernel_us},
-                        {"reduction_us", f.reduction_us},
-                        {"copy_us", f.copy_us},
-                        {"sync_tail_us", f.sync_tail_us},
-                        {"stream_node_us", f.stream_node_us},
-                        {"spmv_us", spmv_launch_us}}}};
+                      {"launch_figures", f}};
+    entry["model"]["launch_figures"].update(
+        {{"source", reference ? "cublas" : "kbench"}, {"spmv_us", spmv_launch_us}});
     const models::BicgstabVariant variant =
         reference ? models::BicgstabVariant::reference : models::BicgstabVariant::merged;
     entry["lower_bound_seconds_per_iteration"] =

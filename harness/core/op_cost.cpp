@@ -11,6 +11,7 @@
 #include "kernels/tall_skinny.hpp"
 
 #include <cublas_v2.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -55,6 +56,32 @@ OpCost measure_op_cost(const std::function<void(cudaStream_t)>& op, cudaStream_t
         device.push_back(1e6 * after_calls.seconds_since(after_spin) / calls);
     }
     return {median(host), median(device)};
+}
+
+models::LaunchCosts with_launch_figures(models::LaunchCosts costs, const LaunchFigures& f)
+{
+    costs.launch_s = f.kernel_us * 1e-6;
+    costs.reduction_launch_s = f.reduction_us * 1e-6;
+    costs.copy_launch_s = f.copy_us * 1e-6;
+    costs.sync_tail_s = f.sync_tail_us * 1e-6;
+    costs.stream_node_s = f.stream_node_us * 1e-6;
+    return costs;
+}
+
+void to_json(nlohmann::json& j, const LaunchFigures& f)
+{
+    j = {{"kernel_us", f.kernel_us},       {"reduction_us", f.reduction_us},
+         {"copy_us", f.copy_us},           {"sync_tail_us", f.sync_tail_us},
+         {"stream_node_us", f.stream_node_us}};
+}
+
+void from_json(const nlohmann::json& j, LaunchFigures& f)
+{
+    f.kernel_us = j.at("kernel_us").get<double>();
+    f.reduction_us = j.at("reduction_us").get<double>();
+    f.copy_us = j.at("copy_us").get<double>();
+    f.sync_tail_us = j.at("sync_tail_us").get<double>();
+    f.stream_node_us = j.value("stream_node_us", 0.0);
 }
 
 LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream)

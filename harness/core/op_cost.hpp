@@ -4,6 +4,10 @@
 // takes on the device, and at small sizes these two, not bytes over bandwidth, set the time.
 #pragma once
 
+#include "models/launch_pipeline.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -44,6 +48,17 @@ struct LaunchFigures {
     double sync_tail_us = 0;
     double stream_node_us = 0;
 };
+
+/// `costs` with the figures (microseconds) in place of its host terms (seconds): launch_s =
+/// kernel_us, reduction_launch_s, copy_launch_s, sync_tail_s and stream_node_s; its other
+/// members are kept.
+models::LaunchCosts with_launch_figures(models::LaunchCosts costs, const LaunchFigures& f);
+
+/// JSON of the figures: {"kernel_us", "reduction_us", "copy_us", "sync_tail_us",
+/// "stream_node_us"}; from_json reads them (stream_node_us 0 where absent: entries written before
+/// it was measured). from_json throws nlohmann::json's exceptions for a missing other key.
+void to_json(nlohmann::json& j, const LaunchFigures& f);
+void from_json(const nlohmann::json& j, LaunchFigures& f);
 
 /// Measures LaunchFigures on `stream` at n (>= 1) entries. Throws std::invalid_argument for
 /// n < 1, kbench::cuda_error on CUDA failures.

@@ -2,6 +2,7 @@
 #include "harness/studies/zianekhodja2014/bench_dist_gmres.hpp"
 
 #include "harness/mpi/mpi_launch.hpp"
+#include "harness/core/op_cost.hpp"
 #include "harness/core/partition_file.hpp"
 #include "harness/core/quick.hpp"
 #include "harness/core/results_json.hpp"
@@ -85,13 +86,8 @@ json model_entry(const json& e, const MachineProfile* machine)
                  machine->graph_node_us * 1e-6};
     // The host's costs the worker measured in its own process on kbench's launchers (entries
     // written before it measured them: the profile's empty-kernel launch and round trip).
-    if (const auto& lf = e.value("launch_figures", json()); lf.is_object()) {
-        mc.launch.launch_s = lf.at("kernel_us").get<double>() * 1e-6;
-        mc.launch.reduction_launch_s = lf.at("reduction_us").get<double>() * 1e-6;
-        mc.launch.copy_launch_s = lf.at("copy_us").get<double>() * 1e-6;
-        mc.launch.sync_tail_s = lf.at("sync_tail_us").get<double>() * 1e-6;
-        mc.launch.stream_node_s = lf.value("stream_node_us", 0.0) * 1e-6;
-    }
+    if (const auto& lf = e.value("launch_figures", json()); lf.is_object())
+        mc.launch = with_launch_figures(mc.launch, lf.get<LaunchFigures>());
     const auto t = models::gmres_iteration_time(load, e.at("ranks").get<int>(), setup, mc);
     return {{"spmv", t.spmv}, {"vector", t.vector_ops}, {"halo", t.halo},
             {"reductions", t.reductions}, {"launches", t.launches}, {"total", t.total}};

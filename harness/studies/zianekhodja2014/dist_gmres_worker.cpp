@@ -143,11 +143,11 @@ nlohmann::json run(const dist::Communicator& comm, const DistArgs& o)
         // a small system's solve (models/launch_pipeline.hpp).
         const LaunchFigures lf =
             measure_launch_figures(std::max<index_type>(owned, 1), stream.get());
-        launch_figures = {{"kernel_us", comm.allreduce_max(lf.kernel_us)},
-                          {"reduction_us", comm.allreduce_max(lf.reduction_us)},
-                          {"copy_us", comm.allreduce_max(lf.copy_us)},
-                          {"sync_tail_us", comm.allreduce_max(lf.sync_tail_us)},
-                          {"stream_node_us", comm.allreduce_max(lf.stream_node_us)}};
+        launch_figures = LaunchFigures{comm.allreduce_max(lf.kernel_us),
+                                       comm.allreduce_max(lf.reduction_us),
+                                       comm.allreduce_max(lf.copy_us),
+                                       comm.allreduce_max(lf.sync_tail_us),
+                                       comm.allreduce_max(lf.stream_node_us)};
         for (int r = 0; r < o.repetitions; ++r) {
             result = solve(false);
             seconds.push_back(comm.allreduce_max(result.seconds));
