@@ -715,16 +715,21 @@ __global__ void __launch_bounds__(threads)
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * threads;
     for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
          p < packs; p += stride) {
+        // Every load of the row pack first, then the arithmetic: kc + KW loads in flight per
+        // thread whatever registers the compiler would otherwise trade for them.
         pack<T, L> w[KW];
+        pack<T, L> x[narrow_group];
 #pragma unroll
         for (int c = 0; c < KW; ++c) w[c] = load_pack<L>(W + c * ldw, p);
-        const T* v = v0;
 #pragma unroll
-        for (int j = 0; j < narrow_group; ++j, v += ldv) {
+        for (int j = 0; j < narrow_group; ++j) {
+            if (j < kc) x[j] = load_pack<L>(v0 + j * ldv, p);
+        }
+#pragma unroll
+        for (int j = 0; j < narrow_group; ++j) {
             if (j < kc) {
-                const pack<T, L> x = load_pack<L>(v, p);
 #pragma unroll
-                for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x, w[c]);
+                for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x[j], w[c]);
             }
         }
     }
