@@ -694,6 +694,32 @@ static_assert(max_narrow_groups * sizeof(unsigned int) <= gram_counter_bytes &&
                   gram_counter_bytes % 256 == 0,
               "the counter region holds a counter per column group, partials 256-byte aligned");
 
+/// Adds pack p of L rows of the kc columns at v0 (ldv) times the KW columns of W (ldw) to
+/// acc[c * narrow_group + j]. Every load first, then the arithmetic: kc + KW loads in flight per
+/// thread (with each load used at once, ptxas kept the kernel at 64 registers and few loads in
+/// flight: 12 % slower at n = 1e6 on an H200).
+template <typename T, int L, int KW>
+__device__ __forceinline__ void accumulate_rows(T (&acc)[narrow_group * KW], const T* v0,
+                                                std::int64_t ldv, int kc, const T* W,
+                                                std::int64_t ldw, std::int64_t p)
+{
+    pack<T, L> w[KW];
+    pack<T, L> x[narrow_group];
+#pragma unroll
+    for (int c = 0; c < KW; ++c) w[c] = load_pack<L>(W + c * ldw, p);
+#pragma unroll
+    for (int j = 0; j < narrow_group; ++j) {
+        if (j < kc) x[j] = load_pack<L>(v0 + j * ldv, p);
+    }
+#pragma unroll
+    for (int j = 0; j < narrow_group; ++j) {
+        if (j < kc) {
+#pragma unroll
+            for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x[j], w[c]);
+        }
+    }
+}
+
 template <typename T, int KW, bool Vectorized>
 __global__ void __launch_bounds__(threads)
     gram_narrow_kernel(std::int64_t n, int kv, int per, const T* __restrict__ V,
@@ -714,41 +740,11 @@ __global__ void __launch_bounds__(threads)
     const std::int64_t packs = n / L;
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * threads;
     for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
-         p < packs; p += stride) {
-        // Every load of the row pack first, then the arithmetic: kc + KW loads in flight per
-        // thread whatever registers the compiler would otherwise trade for them.
-        pack<T, L> w[KW];
-        pack<T, L> x[narrow_group];
-#pragma unroll
-        for (int c = 0; c < KW; ++c) w[c] = load_pack<L>(W + c * ldw, p);
-#pragma unroll
-        for (int j = 0; j < narrow_group; ++j) {
-            if (j < kc) x[j] = load_pack<L>(v0 + j * ldv, p);
-        }
-#pragma unroll
-        for (int j = 0; j < narrow_group; ++j) {
-            if (j < kc) {
-#pragma unroll
-                for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x[j], w[c]);
-            }
-        }
-    }
+         p < packs; p += stride)
+        accumulate_rows<T, L, KW>(acc, v0, ldv, kc, W, ldw, p);
     if constexpr (L > 1) {  // the n % L tail, one row per thread of block (0, g)
         const std::int64_t r = packs * L + threadIdx.x;
-        if (blockIdx.x == 0 && r < n) {
-            pack<T, 1> w[KW];
-#pragma unroll
-            for (int c = 0; c < KW; ++c) w[c] = load_pack<1>(W + c * ldw, r);
-            const T* v = v0;
-#pragma unroll
-            for (int j = 0; j < narrow_group; ++j, v += ldv) {
-                if (j < kc) {
-                    const pack<T, 1> x = load_pack<1>(v, r);
-#pragma unroll
-                    for (int c = 0; c < KW; ++c) accumulate(acc[c * narrow_group + j], x, w[c]);
-                }
-            }
-        }
+        if (blockIdx.x == 0 && r < n) accumulate_rows<T, 1, KW>(acc, v0, ldv, kc, W, ldw, r);
     }
 
     reduce::block_sum<T, P, threads>(acc, smem);

@@ -20,10 +20,12 @@ TEST(MachineGpu, EveryFigureIsMeasured)
     EXPECT_GT(m.triad_gbps, 100.0);
     EXPECT_GT(m.launch_latency_us, 0.0);
     EXPECT_GT(m.graph_node_us, 0.0);
-    EXPECT_LT(m.graph_node_us, 20.0);
+    // Bounds catch a wrong unit, not a slow machine: under compute-sanitizer memcheck a replayed
+    // node measured 32 us on an H200 (0.5 us without).
+    EXPECT_LT(m.graph_node_us, 200.0);
     // A WHILE node's iteration beyond its body: at least 0, at most a few launches' worth.
     EXPECT_GE(m.graph_while_iteration_us, 0.0);
-    EXPECT_LT(m.graph_while_iteration_us, 50.0);
+    EXPECT_LT(m.graph_while_iteration_us, 500.0);
     EXPECT_GT(m.kernel_fixed_us + m.reduction_fixed_us, 0.0);
     EXPECT_GT(m.dgemm_gflops, 0.0);
     EXPECT_GT(m.spmv.sm_count, 0);
