@@ -44,11 +44,13 @@ double error_from_ones(const std::vector<T>& x)
 /// launch figures for the reference and kbench's for the others (the caller's, measured once per
 /// system and precision), and the operator's SpMV enqueue time, measured here; the fixed costs,
 /// the graph node, the graph's WHILE loop and the round trip come from the machine profile. The
-/// model entry records them.
+/// reference's cuBLAS calls take their device times measured at the system's size (`calls`, the
+/// caller's, measured once per system and precision; null for the other forms). The model entry
+/// records them.
 template <typename T>
 void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOperator<T>& op,
-               const MachineProfile& m, const LaunchFigures& f, const T* x, T* y,
-               cudaStream_t stream)
+               const MachineProfile& m, const LaunchFigures& f, const CublasCallTimes* calls,
+               const T* x, T* y, cudaStream_t stream)
 {
     if (!(m.read_gbps > 0.0) || !(m.triad_gbps > 0.0)) return;
     const models::Traffic traffic = op.traffic(false);
@@ -70,6 +72,7 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     machine.launch = with_launch_figures(profile, f);
     machine.spmv_launch_s = spmv_launch_us * 1e-6;
     machine.graph_iteration_s = m.graph_while_iteration_us * 1e-6;
+    if (calls != nullptr) machine.reference_calls = to_reference_call_times(*calls);
     const models::SolverForm model_form =
         reference                               ? models::SolverForm::cublas_reference
         : form == solvers::BicgstabForm::merged ? models::SolverForm::merged
@@ -82,6 +85,7 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
                       {"launch_figures", f}};
     entry["model"]["launch_figures"].update(
         {{"source", reference ? "cublas" : "kbench"}, {"spmv_us", spmv_launch_us}});
+    if (calls != nullptr) entry["model"]["cublas_call_us"] = *calls;
     const models::BicgstabVariant variant =
         reference ? models::BicgstabVariant::reference : models::BicgstabVariant::merged;
     entry["lower_bound_seconds_per_iteration"] =
@@ -135,6 +139,7 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
     std::map<std::string, spmv::SpmvOperator<T>> ops;  // one operator per policy
     // The model's launch figures, measured at the first configuration that needs them.
     std::optional<LaunchFigures> kbench_figures, cublas_figures;
+    std::optional<CublasCallTimes> cublas_calls;
     for (const BicgstabConfig& config : o.configs) {
         const std::string name = fmt::format("bicgstab/{}/{}/{}/{}", solvers::to_string(config.form),
                                              config.spmv, precision, entry.name);
@@ -194,7 +199,10 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
             if (!f)
                 f = reference ? measure_cublas_launch_figures<T>(a.num_rows, stream)
                               : measure_launch_figures(a.num_rows, stream);
-            add_model(e, config.form, op, *machine, *f, db.data(), dx.data(), stream);
+            if (reference && !cublas_calls)
+                cublas_calls = measure_cublas_call_times<T>(a.num_rows, stream);
+            add_model(e, config.form, op, *machine, *f, reference ? &*cublas_calls : nullptr,
+                      db.data(), dx.data(), stream);
         }
         doc["benchmarks"].push_back(std::move(e));
 

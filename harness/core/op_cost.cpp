@@ -151,4 +151,61 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 template LaunchFigures measure_cublas_launch_figures<float>(std::int64_t, cudaStream_t);
 template LaunchFigures measure_cublas_launch_figures<double>(std::int64_t, cudaStream_t);
 
+models::ReferenceCallTimes to_reference_call_times(const CublasCallTimes& t)
+{
+    return {1e-6 * t.axpy_us, 1e-6 * t.scal_us,     1e-6 * t.copy_us,
+            1e-6 * t.dot_us,  1e-6 * t.dot_self_us, 1e-6 * t.nrm2_us};
+}
+
+void to_json(nlohmann::json& j, const CublasCallTimes& t)
+{
+    j = {{"axpy_us", t.axpy_us}, {"scal_us", t.scal_us},         {"copy_us", t.copy_us},
+         {"dot_us", t.dot_us},   {"dot_self_us", t.dot_self_us}, {"nrm2_us", t.nrm2_us}};
+}
+
+void from_json(const nlohmann::json& j, CublasCallTimes& t)
+{
+    j.at("axpy_us").get_to(t.axpy_us);
+    j.at("scal_us").get_to(t.scal_us);
+    j.at("copy_us").get_to(t.copy_us);
+    j.at("dot_us").get_to(t.dot_us);
+    j.at("dot_self_us").get_to(t.dot_self_us);
+    j.at("nrm2_us").get_to(t.nrm2_us);
+}
+
+template <typename T>
+CublasCallTimes measure_cublas_call_times(std::int64_t n, cudaStream_t stream)
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    if (n < 1 || n > std::numeric_limits<int>::max())
+        throw std::invalid_argument("measure_cublas_call_times: n = " + std::to_string(n) +
+                                    ", expected 1 <= n <= INT_MAX (cuBLAS's int sizes)");
+    const int len = static_cast<int>(n);
+    device_buffer<T> x(std::vector<T>(static_cast<std::size_t>(n), T{1}));
+    device_buffer<T> y(std::vector<T>(static_cast<std::size_t>(n), T{0.5}));
+    device_buffer<T> d(1);
+    cublas_handle h;
+    KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
+    const auto device_us = [&](auto&& call) {
+        return measure_op_cost([&](cudaStream_t) { KBENCH_CUBLAS_CHECK(call()); }, stream)
+            .device_us;
+    };
+    CublasCallTimes t;
+    T* const v = x.data();
+    T* const w = y.data();
+    // The updates as the solver makes them, scalars on the host.
+    t.axpy_us = device_us([&] { return cublas::axpy(h.get(), len, T(1e-30), v, w); });
+    t.scal_us = device_us([&] { return cublas::scal(h.get(), len, T(-1), v); });
+    t.copy_us = device_us([&] { return cublas::copy(h.get(), len, v, w); });
+    // The reductions' results to device memory: a result to the host would synchronize.
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_DEVICE));
+    t.dot_us = device_us([&] { return cublas::dot(h.get(), len, v, w, d.data()); });
+    t.dot_self_us = device_us([&] { return cublas::dot(h.get(), len, v, v, d.data()); });
+    t.nrm2_us = device_us([&] { return cublas::nrm2(h.get(), len, v, d.data()); });
+    return t;
+}
+
+template CublasCallTimes measure_cublas_call_times<float>(std::int64_t, cudaStream_t);
+template CublasCallTimes measure_cublas_call_times<double>(std::int64_t, cudaStream_t);
+
 }  // namespace kbench::harness

@@ -10,6 +10,7 @@
 #include "kernels/test/gpu_test.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -73,6 +74,29 @@ TEST(OpCostGpu, CublasLaunchFiguresArePositive)
     }
 }
 
+// cuBLAS's calls at two sizes: every time positive, and 4M doubles take longer than 4k (the
+// bytes, 64 MB or more per call, dwarf the launch); a copy moves no more than an axpy.
+TEST(OpCostGpu, CublasCallTimesGrowWithTheVectors)
+{
+    KBENCH_REQUIRE_GPU();
+    cuda_stream s;
+    const CublasCallTimes small = measure_cublas_call_times<double>(4096, s.get());
+    const CublasCallTimes large = measure_cublas_call_times<double>(1 << 22, s.get());
+    const CublasCallTimes single = measure_cublas_call_times<float>(1 << 22, s.get());
+    for (const CublasCallTimes* t : {&small, &large, &single}) {
+        for (double us : {t->axpy_us, t->scal_us, t->copy_us, t->dot_us, t->dot_self_us,
+                          t->nrm2_us})
+            EXPECT_GT(us, 0.0);
+    }
+    EXPECT_GT(large.axpy_us, 2 * small.axpy_us);
+    EXPECT_GT(large.dot_us, 2 * small.dot_us);
+    EXPECT_LE(large.copy_us, 1.2 * large.axpy_us);
+    const models::ReferenceCallTimes r = to_reference_call_times(large);
+    EXPECT_DOUBLE_EQ(r.nrm2_s, 1e-6 * large.nrm2_us);
+    const nlohmann::json j = large;
+    EXPECT_DOUBLE_EQ(j.get<CublasCallTimes>().dot_self_us, large.dot_self_us);
+}
+
 TEST(OpCost, BadArgumentsThrowBeforeAnyCudaCall)
 {
     const auto op = [](cudaStream_t) {};
@@ -82,6 +106,7 @@ TEST(OpCost, BadArgumentsThrowBeforeAnyCudaCall)
     test::expect_invalid([] { measure_cublas_launch_figures<double>(0, nullptr); }, {"n = 0"});
     test::expect_invalid([] { measure_cublas_launch_figures<float>(3000000000, nullptr); },
                          {"n = 3000000000", "INT_MAX"});
+    test::expect_invalid([] { measure_cublas_call_times<double>(0, nullptr); }, {"n = 0"});
 }
 
 }  // namespace

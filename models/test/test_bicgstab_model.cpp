@@ -420,6 +420,49 @@ TEST(BicgstabTime, TheGraphFormPaysItsLoopNode)
     EXPECT_NEAR(b.total_s, 30e-6, 1e-9);
 }
 
+// The reference's cuBLAS calls at their measured device times (n = 1e9: the host is far ahead):
+// 1 scal (3 ms), 6 axpy (5 ms), 2 copy (3.5 ms) = 40 ms of updates; 3 dot (4 ms), t . t (2.5 ms)
+// and nrm2 (2 ms) = 16.5 ms of reductions; the SpMVs 50 ms, the 5 round trips 9 us each.
+// A call of a kind not measured keeps its bytes over the bandwidth plus the fixed cost.
+TEST(BicgstabTime, ReferenceCallsAtTheirMeasuredDeviceTimes)
+{
+    const std::int64_t n = 1000000000;
+    km::BicgstabMachine m = machine();
+    m.reference_calls = {5e-3, 3e-3, 3.5e-3, 4e-3, 2.5e-3, 2e-3};
+    const auto a = km::iteration_time(km::SolverForm::cublas_reference, n, 8, m, 0.02, 0.03);
+    EXPECT_NEAR(a.updates_s, 40e-3, 1e-12);
+    EXPECT_NEAR(a.dots_s, 16.5e-3, 1e-12);
+    EXPECT_NEAR(a.host_s, 5 * 9e-6, 1e-12);
+    EXPECT_NEAR(a.total_s, 40e-3 + 16.5e-3 + 0.05 + 45e-6, 1e-12);
+    // The merged forms run kbench's kernels: the cuBLAS figures leave them as they were.
+    const auto b = km::iteration_time(km::SolverForm::merged, n, 8, m, 0.02, 0.03);
+    const auto b0 = km::iteration_time(km::SolverForm::merged, n, 8, machine(), 0.02, 0.03);
+    EXPECT_DOUBLE_EQ(b.total_s, b0.total_s);
+    // Only axpy measured: the scal is 2n doubles (16 GB; and a scalar) over 3 TB/s plus 1 us of
+    // fixed cost, each copy the same without the scalar.
+    m.reference_calls = {5e-3, 0, 0, 0, 0, 0};
+    const auto c = km::iteration_time(km::SolverForm::cublas_reference, n, 8, m, 0.02, 0.03);
+    const double scal_s = 16e9 / 3e12 + 1e-6;
+    const double copies_s = 2 * (16e9 / 3e12 + 1e-6);
+    EXPECT_NEAR(c.updates_s, 30e-3 + scal_s + copies_s, 1e-9);
+    // A negative or non-finite time is rejected, naming it.
+    m.reference_calls.nrm2_s = -1.0;
+    EXPECT_INVALID_NAMING(km::iteration_time(km::SolverForm::cublas_reference, n, 8, m, 0, 0),
+                          "reference_calls.nrm2_s");
+}
+
+TEST(BicgstabTime, ReferenceCallKinds)
+{
+    const km::ReferenceCallTimes c{1, 2, 3, 4, 5, 6};
+    std::string kinds;
+    for (const km::KernelTraffic& k : km::reference_kernels())
+        kinds += std::to_string(static_cast<int>(km::reference_call_seconds(k, c)));
+    // scal axpy axpy dot copy axpy dot dot(t.t) axpy axpy copy axpy nrm2 dot
+    EXPECT_EQ(kinds, "21143145113164");
+    for (const km::KernelTraffic& k : km::merged_kernels())
+        EXPECT_EQ(km::reference_call_seconds(k, c), 0.0) << k.name;
+}
+
 // For the same inputs the graph is never slower than the merged form, and the merged form never
 // slower than the cuBLAS reference, at every n and precision.
 TEST(BicgstabTime, GraphNoSlowerThanMergedNoSlowerThanReference)
