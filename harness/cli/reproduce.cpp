@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -120,7 +121,7 @@ namespace {
 /// What a reproduce did, id by id (printed at its end).
 struct Summary {
     int ran = 0, rendered = 0, skipped = 0, failed = 0, files_written = 0;
-    std::vector<std::string> ran_ids, kept_ids;
+    std::vector<std::string> ran_ids, kept_ids, deferred_ids;
     std::string kept_sha;  // the commit of the kept ids' results
     std::vector<std::pair<std::string, std::string>> skipped_ids, failed_ids;  // id, why
 };
@@ -283,10 +284,14 @@ nlohmann::json run_and_store(const Reproduction& r, const std::string& id, Study
 /// the durations the stored results recorded; each new document records its own duration. An id
 /// whose run throws (e.g. a launch of MPI workers that timed out) is counted failed, with the
 /// message, and the next id runs. With options.resume, an id whose stored results were done at
-/// this commit (done_at) is kept and only rendered.
+/// this commit (done_at) is kept and only rendered. With a budget, an id is run only when
+/// budget_verdict (harness/core/progress.hpp) says so, counting from the call's start (the
+/// machine profile included); a deferred or too long id, and the ids derived from it, are
+/// neither run nor rendered.
 int run_studies(const ReproduceOptions& options, const std::vector<std::string>& ids,
                 const MachineFacts& facts, Summary& summary)
 {
+    const Progress since_start;
     const bool gpu = facts.gpu_unavailable.empty();
     const std::string gpu_name = gpu ? query_device().name : "";
     const GitInfo head = options.resume ? git_info(KBENCH_SOURCE_DIR) : GitInfo{};
@@ -313,11 +318,47 @@ int run_studies(const ReproduceOptions& options, const std::vector<std::string>&
         if (!kept[k] && find_reproduction(ids[k]).needs.gpus > 0)
             machine = measure_machine(&std::cerr);
     std::map<std::string, nlohmann::json> done;  // results of the ids run (or kept) so far
+    std::set<std::string> not_run;                // deferred or too long for the budget
     const Progress clock;
     int status = 0;
     for (std::size_t k = 0; k < ids.size(); ++k) {
         const std::string& id = ids[k];
         const Reproduction& r = find_reproduction(id);
+        if (!kept[k]) {
+            const BudgetVerdict verdict =
+                not_run.count(r.derive_from) > 0
+                    ? BudgetVerdict::defer
+                    : budget_verdict(options.budget_seconds, since_start.elapsed(),
+                                     last_seconds[k], summary.ran + summary.failed > 0);
+            if (verdict == BudgetVerdict::too_long) {
+                fmt::print(stderr, "kbench: [id {}/{}] {}: skipped: its last run took {}, more "
+                                   "than the whole --budget of {}\n",
+                           k + 1, ids.size(), id, format_duration(last_seconds[k]),
+                           format_duration(options.budget_seconds));
+                summary.skipped_ids.emplace_back(
+                    id, fmt::format("its last run took {}, more than --budget {}",
+                                    format_duration(last_seconds[k]),
+                                    format_duration(options.budget_seconds)));
+                ++summary.skipped;
+                not_run.insert(id);
+                continue;
+            }
+            if (verdict == BudgetVerdict::defer) {
+                const std::string why =
+                    not_run.count(r.derive_from) > 0
+                        ? fmt::format("it derives from {}, not run", r.derive_from)
+                    : std::isfinite(last_seconds[k])
+                        ? fmt::format("its last run took {}", format_duration(last_seconds[k]))
+                        : std::string("no recorded duration: it runs only first in a call");
+                fmt::print(stderr, "kbench: [id {}/{}] {}: deferred: {} of the --budget of {} "
+                                   "spent; {}\n",
+                           k + 1, ids.size(), id, format_duration(since_start.elapsed()),
+                           format_duration(options.budget_seconds), why);
+                summary.deferred_ids.push_back(id);
+                not_run.insert(id);
+                continue;
+            }
+        }
         const std::string dir = dir_of(r, id);
         const std::string file = (fs::path(dir) / "results.json").string();
         const bool derived_later = std::any_of(ids.begin(), ids.end(), [&](const std::string& other) {
@@ -413,17 +454,23 @@ int run_reproduce(const ReproduceOptions& options)
     status = std::max(status, write_scoreboard(options.results_root, summary));
     fmt::print(stderr,
                "kbench: summary: {} id{}: {} ran, {} rendered from stored results ({} file{} "
-               "changed), {} skipped, {} failed{}\n",
+               "changed), {} skipped, {} failed{}{}\n",
                order.size(), order.size() == 1 ? "" : "s", summary.ran, summary.rendered,
                summary.files_written, summary.files_written == 1 ? "" : "s", summary.skipped,
                summary.failed,
-               summary.kept_ids.empty() ? "" : fmt::format(", {} kept", summary.kept_ids.size()));
+               summary.kept_ids.empty() ? "" : fmt::format(", {} kept", summary.kept_ids.size()),
+               summary.deferred_ids.empty()
+                   ? ""
+                   : fmt::format(", {} deferred", summary.deferred_ids.size()));
     if (!summary.ran_ids.empty())
         fmt::print(stderr, "kbench:   ran: {} (the whole command took {})\n",
                    join(summary.ran_ids), format_duration(clock.elapsed()));
     if (!summary.kept_ids.empty())
         fmt::print(stderr, "kbench:   kept (done at {}): {}\n", summary.kept_sha,
                    join(summary.kept_ids));
+    if (!summary.deferred_ids.empty())
+        fmt::print(stderr, "kbench:   deferred (over --budget; run again with --resume): {}\n",
+                   join(summary.deferred_ids));
     for (const auto& [id, why] : summary.skipped_ids)
         fmt::print(stderr, "kbench:   skipped: {}: {}\n", id, why);
     for (const auto& [id, why] : summary.failed_ids)

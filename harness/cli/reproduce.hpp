@@ -22,6 +22,7 @@ struct ReproduceOptions {
     std::string results_root;       // default <source>/results (--quick: quick_results_root())
     RunOptions run;                 // passed to every runner (run.quick: source.quick too)
     bool resume = false;            // --resume: keep the ids done_at this commit, render only
+    double budget_seconds = 0;      // --budget: start no id that would end past it (0: none)
 };
 
 

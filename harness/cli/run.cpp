@@ -178,6 +178,12 @@ void add_reproduce_command(CLI::App& app)
     sub->add_flag("--resume", o->resume,
                   "continue a stopped run: skip (only re-render) each id whose results.json was "
                   "written at this commit, with a clean tree, on this GPU kind");
+    sub->add_option("--budget", o->budget_seconds,
+                    "seconds this call may take (0: no limit): an id whose last recorded run "
+                    "would end past it is deferred (run again with --resume; an id without a "
+                    "recorded duration runs only first), one longer than the whole budget is "
+                    "skipped")
+        ->check(CLI::NonNegativeNumber);
     add_run_options(sub, o->run);
     sub->callback([o, sub, results_dir] {
         finish_run_options(sub, o->run, o->source);

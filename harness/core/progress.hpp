@@ -61,4 +61,23 @@ inline std::string id_progress_line(std::size_t k, std::size_t n, const std::str
                        estimate);
 }
 
+/// What a time budget allows for the next id of a run (`kbench reproduce --budget`).
+enum class BudgetVerdict {
+    run,       // it fits (or there is no budget)
+    defer,     // it would end past the budget: left for a later call (--resume)
+    too_long,  // its last run alone took longer than the whole budget
+};
+
+/// The verdict for an id whose last stored run took `estimate` seconds (NaN: none stored), with
+/// `elapsed` seconds of the call spent and a budget of `budget` seconds (<= 0: none). An id
+/// without a stored duration runs only as the call's first (`ran_any` false), so that every call
+/// makes progress and none starts an unknown length late.
+inline BudgetVerdict budget_verdict(double budget, double elapsed, double estimate, bool ran_any)
+{
+    if (!(budget > 0.0)) return BudgetVerdict::run;
+    if (!std::isfinite(estimate)) return ran_any ? BudgetVerdict::defer : BudgetVerdict::run;
+    if (estimate > budget) return BudgetVerdict::too_long;
+    return elapsed + estimate > budget ? BudgetVerdict::defer : BudgetVerdict::run;
+}
+
 }  // namespace kbench::harness

@@ -88,5 +88,17 @@ TEST(Progress, DurationsAndTheIdLineWithItsEstimate)
               "stored duration)");
 }
 
+TEST(Progress, BudgetVerdicts)
+{
+    using V = BudgetVerdict;
+    const double unknown = std::nan("");
+    EXPECT_EQ(budget_verdict(0.0, 1e6, 1e6, true), V::run);  // no budget
+    EXPECT_EQ(budget_verdict(540.0, 100.0, 400.0, true), V::run);  // ends at 500
+    EXPECT_EQ(budget_verdict(540.0, 100.0, 441.0, true), V::defer);  // would end at 541
+    EXPECT_EQ(budget_verdict(540.0, 0.0, 541.0, false), V::too_long);
+    EXPECT_EQ(budget_verdict(540.0, 0.0, unknown, false), V::run);  // first: runs
+    EXPECT_EQ(budget_verdict(540.0, 5.0, unknown, true), V::defer);
+}
+
 }  // namespace
 }  // namespace kbench::harness
