@@ -118,29 +118,50 @@ LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream)
     return f;
 }
 
+/// What the cuBLAS measurements below call on: x = 1 and y = 0.5 (n values of T each), one value
+/// d on the device, a handle on `stream` (host pointer mode). Throws std::invalid_argument,
+/// naming `fn`, for n < 1 or n > INT_MAX (cuBLAS's int sizes).
+namespace {
+
+template <typename T>
+struct CublasProbe {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    int len;
+    device_buffer<T> x, y, d;
+    cublas_handle h;
+    CublasProbe(const char* fn, std::int64_t n, cudaStream_t stream)
+        : len{checked_length(fn, n)},
+          x(std::vector<T>(static_cast<std::size_t>(n), T{1})),
+          y(std::vector<T>(static_cast<std::size_t>(n), T{0.5})),
+          d(1)
+    {
+        KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
+    }
+    static int checked_length(const char* fn, std::int64_t n)
+    {
+        if (n < 1 || n > std::numeric_limits<int>::max())
+            throw std::invalid_argument(std::string(fn) + ": n = " + std::to_string(n) +
+                                        ", expected 1 <= n <= INT_MAX (cuBLAS's int sizes)");
+        return static_cast<int>(n);
+    }
+};
+
+}  // namespace
+
 template <typename T>
 LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
-    if (n < 1 || n > std::numeric_limits<int>::max())
-        throw std::invalid_argument("measure_cublas_launch_figures: n = " + std::to_string(n) +
-                                    ", expected 1 <= n <= INT_MAX (cuBLAS's int sizes)");
-    const int len = static_cast<int>(n);
-    device_buffer<T> x(std::vector<T>(static_cast<std::size_t>(n), T{1}));
-    device_buffer<T> y(std::vector<T>(static_cast<std::size_t>(n), T{0.5}));
-    device_buffer<T> d(1);
-    cublas_handle h;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
+    CublasProbe<T> p("measure_cublas_launch_figures", n, stream);
     const auto dot = [&](T* result) {
-        KBENCH_CUBLAS_CHECK(cublas::dot(h.get(), len, x.data(), y.data(), result));
+        KBENCH_CUBLAS_CHECK(cublas::dot(p.h.get(), p.len, p.x.data(), p.y.data(), result));
     };
     LaunchFigures f;
     f.kernel_us = measure_op_cost([&](cudaStream_t) {  // y += 0 x: y keeps its values
-        KBENCH_CUBLAS_CHECK(cublas::axpy(h.get(), len, T{0}, x.data(), y.data()));
+        KBENCH_CUBLAS_CHECK(cublas::axpy(p.h.get(), p.len, T{0}, p.x.data(), p.y.data()));
     }, stream).host_us;
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_DEVICE));
-    f.reduction_us = measure_op_cost([&](cudaStream_t) { dot(d.data()); }, stream).host_us;
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_HOST));
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(p.h.get(), CUBLAS_POINTER_MODE_DEVICE));
+    f.reduction_us = measure_op_cost([&](cudaStream_t) { dot(p.d.data()); }, stream).host_us;
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(p.h.get(), CUBLAS_POINTER_MODE_HOST));
     T value{};
     const double blocking = time_wall([&] { dot(&value); }, 20, 200);
     f.sync_tail_us = std::max(0.0, 1e6 * blocking - f.reduction_us);
@@ -176,32 +197,26 @@ void from_json(const nlohmann::json& j, CublasCallTimes& t)
 template <typename T>
 CublasCallTimes measure_cublas_call_times(std::int64_t n, cudaStream_t stream)
 {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
-    if (n < 1 || n > std::numeric_limits<int>::max())
-        throw std::invalid_argument("measure_cublas_call_times: n = " + std::to_string(n) +
-                                    ", expected 1 <= n <= INT_MAX (cuBLAS's int sizes)");
-    const int len = static_cast<int>(n);
-    device_buffer<T> x(std::vector<T>(static_cast<std::size_t>(n), T{1}));
-    device_buffer<T> y(std::vector<T>(static_cast<std::size_t>(n), T{0.5}));
-    device_buffer<T> d(1);
-    cublas_handle h;
-    KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
+    CublasProbe<T> p("measure_cublas_call_times", n, stream);
+    const int len = p.len;
+    const cublasHandle_t h = p.h.get();
+    T* const d = p.d.data();
     const auto device_us = [&](auto&& call) {
         return measure_op_cost([&](cudaStream_t) { KBENCH_CUBLAS_CHECK(call()); }, stream)
             .device_us;
     };
     CublasCallTimes t;
-    T* const v = x.data();
-    T* const w = y.data();
+    T* const v = p.x.data();
+    T* const w = p.y.data();
     // The updates as the solver makes them, scalars on the host.
-    t.axpy_us = device_us([&] { return cublas::axpy(h.get(), len, T(1e-30), v, w); });
-    t.scal_us = device_us([&] { return cublas::scal(h.get(), len, T(-1), v); });
-    t.copy_us = device_us([&] { return cublas::copy(h.get(), len, v, w); });
+    t.axpy_us = device_us([&] { return cublas::axpy(h, len, T(1e-30), v, w); });
+    t.scal_us = device_us([&] { return cublas::scal(h, len, T(-1), v); });
+    t.copy_us = device_us([&] { return cublas::copy(h, len, v, w); });
     // The reductions' results to device memory: a result to the host would synchronize.
-    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h.get(), CUBLAS_POINTER_MODE_DEVICE));
-    t.dot_us = device_us([&] { return cublas::dot(h.get(), len, v, w, d.data()); });
-    t.dot_self_us = device_us([&] { return cublas::dot(h.get(), len, v, v, d.data()); });
-    t.nrm2_us = device_us([&] { return cublas::nrm2(h.get(), len, v, d.data()); });
+    KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    t.dot_us = device_us([&] { return cublas::dot(h, len, v, w, d); });
+    t.dot_self_us = device_us([&] { return cublas::dot(h, len, v, v, d); });
+    t.nrm2_us = device_us([&] { return cublas::nrm2(h, len, v, d); });
     return t;
 }
 
