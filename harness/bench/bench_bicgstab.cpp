@@ -72,7 +72,10 @@ void add_model(nlohmann::json& entry, solvers::BicgstabForm form, spmv::SpmvOper
     machine.launch = with_launch_figures(profile, f);
     machine.spmv_launch_s = spmv_launch_us * 1e-6;
     machine.graph_iteration_s = m.graph_while_iteration_us * 1e-6;
-    if (calls != nullptr) machine.reference_calls = to_reference_call_times(*calls);
+    if (calls != nullptr)
+        machine.reference_calls = {1e-6 * calls->axpy_us, 1e-6 * calls->scal_us,
+                                   1e-6 * calls->copy_us, 1e-6 * calls->dot_us,
+                                   1e-6 * calls->dot_self_us, 1e-6 * calls->nrm2_us};
     const models::SolverForm model_form =
         reference                               ? models::SolverForm::cublas_reference
         : form == solvers::BicgstabForm::merged ? models::SolverForm::merged

@@ -172,12 +172,6 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 template LaunchFigures measure_cublas_launch_figures<float>(std::int64_t, cudaStream_t);
 template LaunchFigures measure_cublas_launch_figures<double>(std::int64_t, cudaStream_t);
 
-models::ReferenceCallTimes to_reference_call_times(const CublasCallTimes& t)
-{
-    return {1e-6 * t.axpy_us, 1e-6 * t.scal_us,     1e-6 * t.copy_us,
-            1e-6 * t.dot_us,  1e-6 * t.dot_self_us, 1e-6 * t.nrm2_us};
-}
-
 void to_json(nlohmann::json& j, const CublasCallTimes& t)
 {
     j = {{"axpy_us", t.axpy_us}, {"scal_us", t.scal_us},         {"copy_us", t.copy_us},

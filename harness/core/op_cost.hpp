@@ -4,7 +4,6 @@
 // takes on the device, and at small sizes these two, not bytes over bandwidth, set the time.
 #pragma once
 
-#include "models/bicgstab_model.hpp"
 #include "models/launch_pipeline.hpp"
 
 #include <nlohmann/json_fwd.hpp>
@@ -78,8 +77,8 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 
 /// Device time per call of cuBLAS's level-1 calls on vectors of n values, microseconds: each
 /// call back to back in the stream (measure_op_cost's device_us: its kernels and the gap to the
-/// next launch from the host), results of dot and nrm2 to device memory. The BiCGSTAB reference
-/// form's calls (anzt2015 Fig. 1 right) at the system's size, for models::ReferenceCallTimes.
+/// next launch from the host), results of dot and nrm2 to device memory: what a solver built on
+/// cuBLAS's level-1 calls spends on the device per call at its system's size.
 struct CublasCallTimes {
     double axpy_us = 0;      // y += a x (a = 1e-30: y keeps its values, no shortcut for a = 0)
     double scal_us = 0;      // x = a x (a = -1: x changes sign, no shortcut for a = 1)
@@ -88,9 +87,6 @@ struct CublasCallTimes {
     double dot_self_us = 0;  // x . x
     double nrm2_us = 0;      // ||x||_2
 };
-
-/// The times in seconds, as the model takes them.
-models::ReferenceCallTimes to_reference_call_times(const CublasCallTimes& t);
 
 /// JSON of the times: {"axpy_us", "scal_us", "copy_us", "dot_us", "dot_self_us", "nrm2_us"};
 /// from_json throws nlohmann::json's exceptions for a missing key.
