@@ -202,8 +202,15 @@ void run_precision(const BicgstabRunOptions& o, const std::optional<std::regex>&
             if (!f)
                 f = reference ? measure_cublas_launch_figures<T>(a.num_rows, stream)
                               : measure_launch_figures(a.num_rows, stream);
-            if (reference && !cublas_calls)
-                cublas_calls = measure_cublas_call_times<T>(a.num_rows, stream);
+            if (reference && !cublas_calls) {
+                // Between two uses of a vector the reference iteration moves its own bytes.
+                const models::Traffic t = op.traffic(false);
+                cublas_calls = measure_cublas_call_times<T>(
+                    a.num_rows,
+                    models::iteration_bytes(models::BicgstabVariant::reference, a.num_rows,
+                                            sizeof(T), t.bytes_read + t.bytes_written),
+                    stream);
+            }
             add_model(e, config.form, op, *machine, *f, reference ? &*cublas_calls : nullptr,
                       db.data(), dx.data(), stream);
         }

@@ -5,6 +5,7 @@
 #include "kernels/base/cublas_level1.hpp"
 #include "kernels/base/cuda_check.hpp"
 #include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/idle_kernels.hpp"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -118,9 +120,10 @@ LaunchFigures measure_launch_figures(std::int64_t n, cudaStream_t stream)
     return f;
 }
 
-/// What the cuBLAS measurements below call on: x = 1 and y = 0.5 (n values of T each), one value
-/// d on the device, a handle on `stream` (host pointer mode). Throws std::invalid_argument,
-/// naming `fn`, for n < 1 or n > INT_MAX (cuBLAS's int sizes).
+/// What the cuBLAS measurements below call on: `pairs` pairs of vectors of n values of T, x_i = 1
+/// and y_i = 0.5 (pair i at offset i n of x and of y), one value d on the device, a handle on
+/// `stream` (host pointer mode). Throws std::invalid_argument, naming `fn`, for n < 1 or
+/// n > INT_MAX (cuBLAS's int sizes).
 namespace {
 
 template <typename T>
@@ -129,10 +132,10 @@ struct CublasProbe {
     int len;
     device_buffer<T> x, y, d;
     cublas_handle h;
-    CublasProbe(const char* fn, std::int64_t n, cudaStream_t stream)
+    CublasProbe(const char* fn, std::int64_t n, cudaStream_t stream, int pairs = 1)
         : len{checked_length(fn, n)},
-          x(std::vector<T>(static_cast<std::size_t>(n), T{1})),
-          y(std::vector<T>(static_cast<std::size_t>(n), T{0.5})),
+          x(std::vector<T>(static_cast<std::size_t>(n) * pairs, T{1})),
+          y(std::vector<T>(static_cast<std::size_t>(n) * pairs, T{0.5})),
           d(1)
     {
         KBENCH_CUBLAS_CHECK(cublasSetStream(h.get(), stream));
@@ -175,7 +178,8 @@ template LaunchFigures measure_cublas_launch_figures<double>(std::int64_t, cudaS
 void to_json(nlohmann::json& j, const CublasCallTimes& t)
 {
     j = {{"axpy_us", t.axpy_us}, {"scal_us", t.scal_us},         {"copy_us", t.copy_us},
-         {"dot_us", t.dot_us},   {"dot_self_us", t.dot_self_us}, {"nrm2_us", t.nrm2_us}};
+         {"dot_us", t.dot_us},   {"dot_self_us", t.dot_self_us}, {"nrm2_us", t.nrm2_us},
+         {"pairs", t.pairs}};
 }
 
 void from_json(const nlohmann::json& j, CublasCallTimes& t)
@@ -186,35 +190,54 @@ void from_json(const nlohmann::json& j, CublasCallTimes& t)
     j.at("dot_us").get_to(t.dot_us);
     j.at("dot_self_us").get_to(t.dot_self_us);
     j.at("nrm2_us").get_to(t.nrm2_us);
+    t.pairs = j.value("pairs", 1);
+}
+
+int cublas_call_pairs(std::int64_t n, std::size_t value_bytes, double reuse_distance_bytes)
+{
+    const double pair_bytes = 2.0 * static_cast<double>(n) * static_cast<double>(value_bytes);
+    // Past twice the L2 cache, a vector's lines are gone by its next use whatever the distance.
+    const double span = std::min(reuse_distance_bytes, 2.0 * static_cast<double>(l2_cache_bytes()));
+    return static_cast<int>(std::clamp(std::ceil(span / pair_bytes), 1.0, 64.0));
 }
 
 template <typename T>
-CublasCallTimes measure_cublas_call_times(std::int64_t n, cudaStream_t stream)
+CublasCallTimes measure_cublas_call_times(std::int64_t n, double reuse_distance_bytes,
+                                          cudaStream_t stream)
 {
-    CublasProbe<T> p("measure_cublas_call_times", n, stream);
+    constexpr const char* fn = "measure_cublas_call_times";
+    if (!(reuse_distance_bytes >= 0.0))
+        throw std::invalid_argument(std::string(fn) + ": reuse_distance_bytes = " +
+                                    std::to_string(reuse_distance_bytes) + ", expected >= 0");
+    const int pairs = cublas_call_pairs(CublasProbe<T>::checked_length(fn, n), sizeof(T),
+                                        reuse_distance_bytes);
+    CublasProbe<T> p(fn, n, stream, pairs);
     const int len = p.len;
     const cublasHandle_t h = p.h.get();
     T* const d = p.d.data();
+    int next = 0;  // the pair the next call takes: calls go round the pairs
     const auto device_us = [&](auto&& call) {
-        return measure_op_cost([&](cudaStream_t) { KBENCH_CUBLAS_CHECK(call()); }, stream)
-            .device_us;
+        return measure_op_cost([&](cudaStream_t) {
+            const std::size_t offset = static_cast<std::size_t>(next) * static_cast<std::size_t>(n);
+            next = (next + 1) % pairs;
+            KBENCH_CUBLAS_CHECK(call(p.x.data() + offset, p.y.data() + offset));
+        }, stream).device_us;
     };
     CublasCallTimes t;
-    T* const v = p.x.data();
-    T* const w = p.y.data();
+    t.pairs = pairs;
     // The updates as the solver makes them, scalars on the host.
-    t.axpy_us = device_us([&] { return cublas::axpy(h, len, T(1e-30), v, w); });
-    t.scal_us = device_us([&] { return cublas::scal(h, len, T(-1), v); });
-    t.copy_us = device_us([&] { return cublas::copy(h, len, v, w); });
+    t.axpy_us = device_us([&](T* v, T* w) { return cublas::axpy(h, len, T(1e-30), v, w); });
+    t.scal_us = device_us([&](T* v, T*) { return cublas::scal(h, len, T(-1), v); });
+    t.copy_us = device_us([&](T* v, T* w) { return cublas::copy(h, len, v, w); });
     // The reductions' results to device memory: a result to the host would synchronize.
     KBENCH_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
-    t.dot_us = device_us([&] { return cublas::dot(h, len, v, w, d); });
-    t.dot_self_us = device_us([&] { return cublas::dot(h, len, v, v, d); });
-    t.nrm2_us = device_us([&] { return cublas::nrm2(h, len, v, d); });
+    t.dot_us = device_us([&](T* v, T* w) { return cublas::dot(h, len, v, w, d); });
+    t.dot_self_us = device_us([&](T* v, T*) { return cublas::dot(h, len, v, v, d); });
+    t.nrm2_us = device_us([&](T* v, T*) { return cublas::nrm2(h, len, v, d); });
     return t;
 }
 
-template CublasCallTimes measure_cublas_call_times<float>(std::int64_t, cudaStream_t);
-template CublasCallTimes measure_cublas_call_times<double>(std::int64_t, cudaStream_t);
+template CublasCallTimes measure_cublas_call_times<float>(std::int64_t, double, cudaStream_t);
+template CublasCallTimes measure_cublas_call_times<double>(std::int64_t, double, cudaStream_t);
 
 }  // namespace kbench::harness

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -78,7 +79,10 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 /// Device time per call of cuBLAS's level-1 calls on vectors of n values, microseconds: each
 /// call back to back in the stream (measure_op_cost's device_us: its kernels and the gap to the
 /// next launch from the host), results of dot and nrm2 to device memory: what a solver built on
-/// cuBLAS's level-1 calls spends on the device per call at its system's size.
+/// cuBLAS's level-1 calls spends on the device per call at its system's size. The calls go round
+/// cublas_call_pairs(...) pairs of vectors, so that a vector's lines are as far from L2 as the
+/// solver leaves them between two uses (anzt2015 Sec. 3.2's reference BiCGSTAB at 2M rows reads its
+/// vectors from DRAM: a 1-pair measurement there, all in L2, came out 12-17 % short on an H200).
 struct CublasCallTimes {
     double axpy_us = 0;      // y += a x (a = 1e-30: y keeps its values, no shortcut for a = 0)
     double scal_us = 0;      // x = a x (a = -1: x changes sign, no shortcut for a = 1)
@@ -86,17 +90,28 @@ struct CublasCallTimes {
     double dot_us = 0;       // x . y
     double dot_self_us = 0;  // x . x
     double nrm2_us = 0;      // ||x||_2
+    int pairs = 1;           // pairs of vectors the calls went round (cublas_call_pairs)
 };
 
-/// JSON of the times: {"axpy_us", "scal_us", "copy_us", "dot_us", "dot_self_us", "nrm2_us"};
-/// from_json throws nlohmann::json's exceptions for a missing key.
+/// JSON of the times: {"axpy_us", "scal_us", "copy_us", "dot_us", "dot_self_us", "nrm2_us",
+/// "pairs"}; from_json throws nlohmann::json's exceptions for a missing key (pairs 1 where
+/// absent: entries measured before the calls went round several pairs).
 void to_json(nlohmann::json& j, const CublasCallTimes& t);
 void from_json(const nlohmann::json& j, CublasCallTimes& t);
 
-/// Measures CublasCallTimes for T (float or double) on `stream` at n entries. Throws
-/// std::invalid_argument for n < 1 or n > INT_MAX (cuBLAS's int sizes), kbench::cuda_error on
-/// CUDA or cuBLAS failures.
+/// Pairs of vectors (n values of value_bytes each) that the cuBLAS call measurement goes round:
+/// the fewest whose bytes reach min(reuse_distance_bytes, 2 x the L2 cache size), from 1 (a
+/// solver whose data stays in L2: the same pair every call, hot) to 64. reuse_distance_bytes is
+/// what the solver moves between two uses of a vector, e.g. its bytes per iteration. Throws
+/// kbench::cuda_error without a usable device (it reads the L2 size).
+int cublas_call_pairs(std::int64_t n, std::size_t value_bytes, double reuse_distance_bytes);
+
+/// Measures CublasCallTimes for T (float or double) on `stream` at n entries, the calls going
+/// round cublas_call_pairs(n, sizeof(T), reuse_distance_bytes) pairs of vectors. Throws
+/// std::invalid_argument for n < 1 or n > INT_MAX (cuBLAS's int sizes) or a negative or NaN
+/// reuse_distance_bytes, kbench::cuda_error on CUDA or cuBLAS failures.
 template <typename T>
-CublasCallTimes measure_cublas_call_times(std::int64_t n, cudaStream_t stream);
+CublasCallTimes measure_cublas_call_times(std::int64_t n, double reuse_distance_bytes,
+                                          cudaStream_t stream);
 
 }  // namespace kbench::harness

@@ -5,6 +5,7 @@
 #include "harness/core/op_cost.hpp"
 
 #include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/idle_kernels.hpp"
 #include "kernels/test/expect_invalid.hpp"
 #include "kernels/test/gpu_test.hpp"
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cuda_runtime_api.h>
+
+#include <cmath>
 
 namespace kbench::harness {
 namespace {
@@ -75,15 +78,17 @@ TEST(OpCostGpu, CublasLaunchFiguresArePositive)
 }
 
 // cuBLAS's calls at two sizes: every time positive, and 4M doubles take longer than 4k (the
-// bytes, 64 MB or more per call, dwarf the launch); a copy moves no more than an axpy.
+// bytes, 64 MB or more per call, dwarf the launch); a copy moves no more than an axpy; going
+// round vectors that L2 cannot hold (reuse distance 1 GB) is no faster than reusing one pair.
 TEST(OpCostGpu, CublasCallTimesGrowWithTheVectors)
 {
     KBENCH_REQUIRE_GPU();
     cuda_stream s;
-    const CublasCallTimes small = measure_cublas_call_times<double>(4096, s.get());
-    const CublasCallTimes large = measure_cublas_call_times<double>(1 << 22, s.get());
-    const CublasCallTimes single = measure_cublas_call_times<float>(1 << 22, s.get());
-    for (const CublasCallTimes* t : {&small, &large, &single}) {
+    const CublasCallTimes small = measure_cublas_call_times<double>(4096, 0, s.get());
+    const CublasCallTimes large = measure_cublas_call_times<double>(1 << 22, 0, s.get());
+    const CublasCallTimes single = measure_cublas_call_times<float>(1 << 22, 0, s.get());
+    const CublasCallTimes cold = measure_cublas_call_times<float>(1 << 22, 1e9, s.get());
+    for (const CublasCallTimes* t : {&small, &large, &single, &cold}) {
         for (double us : {t->axpy_us, t->scal_us, t->copy_us, t->dot_us, t->dot_self_us,
                           t->nrm2_us})
             EXPECT_GT(us, 0.0);
@@ -91,8 +96,27 @@ TEST(OpCostGpu, CublasCallTimesGrowWithTheVectors)
     EXPECT_GT(large.axpy_us, 2 * small.axpy_us);
     EXPECT_GT(large.dot_us, 2 * small.dot_us);
     EXPECT_LE(large.copy_us, 1.2 * large.axpy_us);
+    EXPECT_GE(cold.axpy_us, 0.95 * single.axpy_us);
+    EXPECT_GE(cold.dot_us, 0.95 * single.dot_us);
     const nlohmann::json j = large;
     EXPECT_DOUBLE_EQ(j.get<CublasCallTimes>().dot_self_us, large.dot_self_us);
+    EXPECT_EQ(large.pairs, 1);
+    EXPECT_GT(cold.pairs, 1);
+    EXPECT_EQ(nlohmann::json(cold).get<CublasCallTimes>().pairs, cold.pairs);
+}
+
+// The pairs: one where the solver's bytes stay in L2, enough to span twice the L2 size
+// otherwise, at most 64.
+TEST(OpCostGpu, CublasCallPairsSpanTheReuseDistance)
+{
+    KBENCH_REQUIRE_GPU();
+    const double l2 = static_cast<double>(l2_cache_bytes());
+    EXPECT_EQ(cublas_call_pairs(1 << 20, 8, 0), 1);
+    EXPECT_EQ(cublas_call_pairs(1 << 20, 8, 16.0 * (1 << 20)), 1);  // one pair's bytes
+    EXPECT_EQ(cublas_call_pairs(1 << 20, 8, 16.0 * (1 << 20) + 1), 2);
+    const int far = cublas_call_pairs(1 << 20, 8, 1e12);  // capped at 2 L2
+    EXPECT_EQ(far, static_cast<int>(std::ceil(2 * l2 / (16.0 * (1 << 20)))));
+    EXPECT_EQ(cublas_call_pairs(16, 4, 1e12), 64);
 }
 
 TEST(OpCost, BadArgumentsThrowBeforeAnyCudaCall)
@@ -104,7 +128,9 @@ TEST(OpCost, BadArgumentsThrowBeforeAnyCudaCall)
     test::expect_invalid([] { measure_cublas_launch_figures<double>(0, nullptr); }, {"n = 0"});
     test::expect_invalid([] { measure_cublas_launch_figures<float>(3000000000, nullptr); },
                          {"n = 3000000000", "INT_MAX"});
-    test::expect_invalid([] { measure_cublas_call_times<double>(0, nullptr); }, {"n = 0"});
+    test::expect_invalid([] { measure_cublas_call_times<double>(0, 0, nullptr); }, {"n = 0"});
+    test::expect_invalid([] { measure_cublas_call_times<double>(8, -1, nullptr); },
+                         {"reuse_distance_bytes = -1", ">= 0"});
 }
 
 }  // namespace
