@@ -14,6 +14,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,29 @@ __global__ void repeated_update_kernel(double2* __restrict__ a, std::size_t n, i
         }
 }
 
+/// Random 8-byte gathers from a[0, n), `per` per thread (8 independent ones in flight): the
+/// index of each is a hash of the thread and the step, never a loaded value, so that the
+/// gathers' rate, not their latency, bounds the kernel.
+__global__ void random_gather_kernel(const double* __restrict__ a, std::uint64_t n, int per,
+                                     double* __restrict__ out)
+{
+    std::uint64_t h = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) *
+                          0x9e3779b97f4a7c15ULL + 1;
+    double acc[8] = {};
+    for (int i = 0; i < per; i += 8) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+            h ^= h >> 31;
+            h *= 0xbf58476d1ce4e5b9ULL;
+            h ^= h >> 29;
+            acc[u] += __ldcg(a + __umul64hi(h, n));  // h * n / 2^64: uniform in [0, n)
+        }
+    }
+    double s = 0.0;
+    for (double v : acc) s += v;
+    if (s == 1234.5) *out = s;  // never true (a holds zeros): keeps the loads
+}
+
 template <typename F>
 double median_seconds(F&& enqueue, cudaStream_t stream, int reps)
 {
@@ -117,6 +141,28 @@ double array_gbps(std::size_t bytes, int repeats, Access access, cudaStream_t st
         stream, 7);
     const double passes = access == Access::read ? 1.0 : 2.0;  // an update reads and writes
     return passes * static_cast<double>(n * sizeof(double2)) * repeats / s * 1e-9;
+}
+
+/// GB/s of 32-byte sectors that random 8-byte gathers from an L2-resident array of `bytes` get
+/// with every SM busy (8 blocks of 256 threads per SM, 256 gathers per thread): each gather
+/// touches one sector.
+double gather_gbps(std::size_t bytes, cudaStream_t stream)
+{
+    int device = 0, sms = 0;
+    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
+    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const unsigned grid = static_cast<unsigned>(sms) * 8, block = 256;
+    constexpr int per = 256;
+    const std::size_t n = std::max<std::size_t>(bytes / sizeof(double), 1);
+    device_buffer<double> a(n), out(1);
+    KBENCH_CUDA_CHECK(cudaMemsetAsync(a.data(), 0, a.bytes(), stream));
+    const double s = median_seconds(
+        [&] {
+            random_gather_kernel<<<grid, block, 0, stream>>>(a.data(), n, per, out.data());
+            KBENCH_CUDA_CHECK_LAUNCH();
+        },
+        stream, 7);
+    return 32.0 * grid * block * per / s * 1e-9;
 }
 
 /// Calibration matrix of the streaming efficiencies: rows of 16 entries in the band
@@ -231,6 +277,8 @@ models::SpmvMachine measure_machine_figures()
         array_gbps(std::max<std::size_t>(std::size_t{1} << 30, 16 * l2), 1, Access::read, stream);
     m.l2_gbps = array_gbps(l2 / 4, 64, Access::read, stream);
     m.l2_rmw_gbps = array_gbps(l2 / 4, 64, Access::update, stream);
+    m.gather_gbps = gather_gbps(l2 / 4, stream);
+    m.gather_far_gbps = gather_gbps(l2 / 2, stream);
     m.dram_latency_us = dependent_load_latency_us(4 * l2, 20000, stream);
     m.l2_latency_us = dependent_load_latency_us(l2 / 8, 20000, stream);
     m.launch_us = 1e6 * median_seconds([&] { launch_empty_kernel(stream); }, stream, 51);

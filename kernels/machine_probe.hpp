@@ -23,7 +23,9 @@ double dependent_load_latency_us(std::size_t footprint_bytes, int steps, cudaStr
 /// Measures models::SpmvMachine on the current device in about a second: read bandwidth of an
 /// array of max(1 GiB, 16 x L2) read once (DRAM) and of one of L2/4 read 64 times per launch
 /// (L2; 16-byte ld.global.cg loads, 8 blocks of 256 threads per SM), the read-modify-write
-/// bandwidth of that L2-resident array updated in place 64 times per launch, the dependent-load
+/// bandwidth of that L2-resident array updated in place 64 times per launch, the rate of random
+/// 8-byte gathers (GB/s of the 32-byte sectors they touch) from arrays of L2/4 and L2/2 (every SM
+/// busy, 256 gathers per thread, their indices hashed, not loaded), the dependent-load
 /// latency over 4 x L2 (DRAM) and L2/8 (L2), the time CUDA events measure around one launch of an empty kernel (what a timed product of a tiny matrix
 /// cannot go below); SM count, resident threads and blocks per SM and L2 size from the device
 /// properties; and, on a calibration matrix (rows of 16 entries in a band, 8x the L2 size), the

@@ -371,6 +371,7 @@ nlohmann::json choice_json(const Choice& c, std::size_t max_candidates)
                          {"l2_bytes", k.l2_bytes},
                          {"padding_ratio", k.padding_ratio()},
                          {"sectors_per_gather", k.sectors_per_gather},
+                         {"gather_bytes", k.gather_bytes},
                          {"bound", k.time.bound()},
                          {"predicted_us", k.predicted_us()}});
     }

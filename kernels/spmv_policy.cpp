@@ -5,11 +5,14 @@
 //  - traffic: models/spmv_traffic.hpp, with the stored entries of the exact layout (SELL-P
 //    slices padded to a multiple of t after sorting within sigma windows, long rows split off);
 //  - x gathers: a warp-wide gather instruction touches one 32-byte sector per distinct sector
-//    among its 32 columns (the mean is estimated from 4096 gather instructions sampled with a
-//    fixed seed, so the choice is deterministic; the instruction count is exact). In the
-//    matrix's own row order, neighbouring rows share x entries and the L1 cache serves most
-//    of those sectors; a SELL-C-sigma permutation puts unrelated rows side by side, and the
-//    sectors it adds over the unsorted layout of the same b are charged to L2;
+//    among its 32 columns; those that none of the gather_window gathers before it (in the
+//    kernel's order: the previous 32-entry groups of CSR, the previous columns of the same
+//    SELL-P slice rows) touched miss L1 and are L2 requests, charged at the measured gather
+//    rate (models/spmv_time.hpp). Means are estimated from 4096 gather instructions sampled
+//    with a fixed seed, so the choice is deterministic; the instruction count is exact. In the
+//    matrix's own row order neighbouring rows share x entries, so a band or a stencil requests
+//    few new sectors; scattered columns, or a SELL-C-sigma permutation that puts unrelated
+//    rows side by side, request nearly one per lane;
 //  - chains of dependent loads per thread: csr_vector 1 (row pointers) + 2 per unrolled
 //    iteration (indices and values, then x); sellp 1 (slice pointer) + 2 per iteration;
 //    csr_adaptive 3 (row block; indices, values and row pointers; x) plus 1 per further
@@ -35,6 +38,8 @@ constexpr int warp_size = 32;
 constexpr int long_row_threads = 256;   // threads per long row (kernels/spmv.cu)
 constexpr int sector_bytes = 32;
 constexpr int gather_samples = 4096;
+constexpr int gather_window = 8;  // previous gathers whose sectors L1 still holds: the other
+                                  // warps of a 256-thread block, one SM's share of a wave
 constexpr std::uint64_t sample_seed = 0x6b62656e6368ULL;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -55,13 +60,23 @@ struct Rng {
     std::int64_t below(std::int64_t n) { return static_cast<std::int64_t>(next() % std::uint64_t(n)); }
 };
 
-/// Distinct 32-byte sectors of x among `count` column indices (x assumed sector aligned).
-int distinct_sectors(index_type* cols, int count, int value_bytes)
-{
-    for (int i = 0; i < count; ++i) cols[i] = static_cast<index_type>(std::int64_t{cols[i]} * value_bytes / sector_bytes);
-    std::sort(cols, cols + count);
-    return static_cast<int>(std::unique(cols, cols + count) - cols);
-}
+/// Sectors of x (32 bytes, x assumed sector aligned) of column indices, sorted and distinct.
+struct SectorSet {
+    std::vector<std::int64_t> s;
+    void add(index_type col, int value_bytes) { s.push_back(std::int64_t{col} * value_bytes / sector_bytes); }
+    void finish()
+    {
+        std::sort(s.begin(), s.end());
+        s.erase(std::unique(s.begin(), s.end()), s.end());
+    }
+    /// Sectors of this set that `older` (finished) lacks.
+    int new_over(const SectorSet& older) const
+    {
+        int n = 0;
+        for (std::int64_t x : s) n += !std::binary_search(older.s.begin(), older.s.end(), x);
+        return n;
+    }
+};
 
 /// Mean and extremes of per-thread-group chains, weighted by threads.
 struct ChainStats {
@@ -86,32 +101,43 @@ struct MatrixProfile {
     const models::SpmvMachine& machine;
     int vb = sizeof(T);
     double consecutive_sectors = 0.0;  // mean sectors per gather of 32 consecutive entries
+    double consecutive_new = 0.0;      // of those, not in the gather_window groups before it
 
     MatrixProfile(const CsrView<T>& view, const models::SpmvMachine& m) : a{view}, machine{m}
     {
         if (a.nnz == 0) return;
         Rng rng{sample_seed};
-        index_type cols[warp_size];
-        double total = 0.0;
+        double total = 0.0, fresh = 0.0;
         for (int s = 0; s < gather_samples; ++s) {
             const std::int64_t p = rng.below(a.nnz);
             const std::int64_t g = p - p % warp_size;
-            const int count = static_cast<int>(std::min<std::int64_t>(warp_size, a.nnz - g));
-            for (int i = 0; i < count; ++i) cols[i] = a.col_idx[g + i];
-            total += distinct_sectors(cols, count, vb);
+            const std::int64_t end = std::min<std::int64_t>(a.nnz, g + warp_size);
+            SectorSet now, before;
+            for (std::int64_t i = g; i < end; ++i) now.add(a.col_idx[i], vb);
+            for (std::int64_t i = std::max<std::int64_t>(0, g - gather_window * warp_size); i < g; ++i)
+                before.add(a.col_idx[i], vb);
+            now.finish();
+            before.finish();
+            total += static_cast<double>(now.s.size());
+            fresh += now.new_over(before);
         }
         consecutive_sectors = total / gather_samples;
+        consecutive_new = fresh / gather_samples;
     }
+    /// Gather instructions of the CSR kernels: the entries in groups of 32.
+    double csr_gathers() const { return static_cast<double>(ceil_div(a.nnz, warp_size)); }
     index_type row_len(index_type i) const { return a.row_ptr[i + 1] - a.row_ptr[i]; }
 
-    /// Fills the time and L2 fields of `c`: the L2 traffic is the DRAM traffic plus
-    /// `extra_sector_bytes` of gathers that the row order costs beyond the natural order.
-    void finish(Candidate& c, double extra_sector_bytes) const
+    /// Fills the time and L2 fields of `c`, whose gathers request `gather_sectors` sectors
+    /// that L1 does not hold.
+    void finish(Candidate& c, double gather_sectors) const
     {
-        c.l2_bytes = c.traffic.bytes() + extra_sector_bytes;
+        c.gather_bytes = gather_sectors * sector_bytes;
+        c.l2_bytes = c.traffic.bytes() + c.gather_bytes;
         const double eta = c.kernel == Kernel::sellp ? machine.sellp_efficiency : machine.csr_efficiency;
-        c.time = models::predict_spmv_time(c.traffic.bytes(), c.l2_bytes, c.shapes, c.launches,
-                                           machine, eta);
+        c.time = models::predict_spmv_time(c.traffic.bytes(), c.traffic.bytes(), c.gather_bytes,
+                                           static_cast<double>(a.num_cols) * vb, c.shapes,
+                                           c.launches, machine, eta);
     }
 
     /// Second launch of sellp / csr_adaptive: one block of long_row_threads per long row.
@@ -152,7 +178,7 @@ Candidate csr_vector_candidate(const MatrixProfile<T>& p, int subwarp)
     }
     c.shapes[0] = chains.shape(256);  // kernels/spmv.cu vector_block_size
     c.sectors_per_gather = p.consecutive_sectors;  // lanes read consecutive entries
-    p.finish(c, 0.0);
+    p.finish(c, p.csr_gathers() * p.consecutive_new);
     return c;
 }
 
@@ -177,7 +203,7 @@ Candidate csr_adaptive_candidate(const MatrixProfile<T>& p)
                                           static_cast<std::int64_t>(plan.blocks.size()),
                                           c.long_rows, p.vb);
     c.sectors_per_gather = p.consecutive_sectors;
-    p.finish(c, 0.0);
+    p.finish(c, p.csr_gathers() * p.consecutive_new);
     return c;
 }
 
@@ -201,7 +227,7 @@ Candidate csr_merge_candidate(const MatrixProfile<T>& p)
     c.traffic = models::csr_merge_spmv(a.num_rows, a.num_cols, a.nnz, plan.num_tiles(),
                                        c.long_rows, plan.carry_tiles(), p.vb);
     c.sectors_per_gather = p.consecutive_sectors;  // a warp stages consecutive entries
-    p.finish(c, 0.0);
+    p.finish(c, p.csr_gathers() * p.consecutive_new);
     return c;
 }
 
@@ -213,6 +239,7 @@ struct SellpLayout {
     std::vector<index_type> longest;
     std::vector<index_type> long_rows;
     double sectors_per_gather = 0.0;
+    double new_sectors_per_gather = 0.0;  // not in the gather_window previous columns' gathers
 };
 
 template <typename T>
@@ -263,8 +290,7 @@ SellpLayout sellp_layout(const MatrixProfile<T>& p, index_type b, index_type sig
     for (index_type s = 0; s < slices; ++s) prefix[s + 1] = prefix[s] + std::int64_t{L.longest[s]} * b;
     if (prefix.back() > 0) {
         Rng rng{sample_seed};
-        index_type cols[warp_size];
-        double total = 0.0;
+        double total = 0.0, fresh = 0.0;
         for (int k = 0; k < gather_samples; ++k) {
             const std::int64_t pos = rng.below(prefix.back());
             const auto s = static_cast<index_type>(
@@ -272,27 +298,32 @@ SellpLayout sellp_layout(const MatrixProfile<T>& p, index_type b, index_type sig
             const std::int64_t off = pos - prefix[s];
             const std::int64_t j = off / b;
             const std::int64_t first = std::int64_t{s} * b + (off % b) / warp_size * warp_size;
-            int count = 0;
-            for (std::int64_t sr = first; sr < first + std::min<index_type>(b, warp_size); ++sr) {
-                index_type col = 0;  // padding and rows past n gather x[0]
-                if (sr < n) {
-                    const index_type row = row_of(sr);
-                    if (j < len[row]) col = a.col_idx[a.row_ptr[row] + j];
-                }
-                cols[count++] = col;
+            const std::int64_t last = first + std::min<index_type>(b, warp_size);
+            const auto column = [&](std::int64_t sr, std::int64_t jj) -> index_type {
+                if (sr >= n) return 0;  // padding and rows past n gather x[0]
+                const index_type row = row_of(sr);
+                return jj < len[row] ? a.col_idx[a.row_ptr[row] + jj] : 0;
+            };
+            SectorSet now, before;
+            for (std::int64_t sr = first; sr < last; ++sr) {
+                now.add(column(sr, j), p.vb);
+                for (std::int64_t jj = std::max<std::int64_t>(0, j - gather_window); jj < j; ++jj)
+                    before.add(column(sr, jj), p.vb);
             }
-            total += distinct_sectors(cols, count, p.vb);
+            now.finish();
+            before.finish();
+            total += static_cast<double>(now.s.size());
+            fresh += now.new_over(before);
         }
         L.sectors_per_gather = total / gather_samples;
+        L.new_sectors_per_gather = fresh / gather_samples;
     }
     return L;
 }
 
-/// `natural` is the unsorted layout of the same b (== L when sigma == 1): the gathers' extra
-/// sectors over it are charged to L2.
 template <typename T>
 Candidate sellp_candidate(const MatrixProfile<T>& p, const SellpLayout& L,
-                          const SellpLayout& natural, index_type t, index_type threshold)
+                          index_type t, index_type threshold)
 {
     const CsrView<T>& a = p.a;
     Candidate c;
@@ -317,8 +348,7 @@ Candidate sellp_candidate(const MatrixProfile<T>& p, const SellpLayout& L,
     c.sectors_per_gather = gathers > 0.0 ? (L.sectors_per_gather * slice_gathers +
                                             p.consecutive_sectors * long_gathers) / gathers
                                          : 0.0;
-    const double extra = std::max(0.0, L.sectors_per_gather - natural.sectors_per_gather);
-    p.finish(c, slice_gathers * extra * sector_bytes);
+    p.finish(c, slice_gathers * L.new_sectors_per_gather + long_gathers * p.consecutive_new);
     return c;
 }
 
@@ -354,11 +384,11 @@ void check_machine(const models::SpmvMachine& m)
     if (!(m.dram_gbps > 0 && m.l2_gbps > 0 && m.dram_latency_us > 0 && m.l2_latency_us > 0 &&
           m.launch_us >= 0 && m.l2_bytes > 0 && m.sm_count > 0 && m.max_threads_per_sm > 0 &&
           m.max_blocks_per_sm > 0 && m.load_factor > 0 && m.sellp_efficiency > 0 &&
-          m.csr_efficiency > 0))
+          m.csr_efficiency > 0 && m.gather_gbps > 0 && m.gather_far_gbps > 0))
         throw std::invalid_argument(
             "SpMV policy: machine figures must be positive (dram_gbps, l2_gbps, latencies, "
             "l2_bytes, sm_count, max_threads_per_sm, max_blocks_per_sm, load_factor, "
-            "efficiencies; launch_us >= 0)");
+            "efficiencies, gather_gbps, gather_far_gbps; launch_us >= 0)");
 }
 
 /// Sorting window: rows in flight at once, a multiple of 64 (hence of b = 32 and 64).
@@ -457,9 +487,7 @@ Candidate model_candidate(const CsrView<T>& a, Kernel kernel, const SellpParams&
     case Kernel::sellp: {
         check_sellp(sellp);
         const index_type b = sellp.slice_height, thr = sellp.long_row_threshold;
-        const SellpLayout layout = sellp_layout(p, b, sellp.sigma, thr);
-        if (sellp.sigma == 1) return sellp_candidate(p, layout, layout, sellp.threads_per_row, thr);
-        return sellp_candidate(p, layout, sellp_layout(p, b, 1, thr), sellp.threads_per_row, thr);
+        return sellp_candidate(p, sellp_layout(p, b, sellp.sigma, thr), sellp.threads_per_row, thr);
     }
     default:
         throw std::invalid_argument("model_candidate: kernel " + kernel_name(kernel) +
@@ -485,7 +513,7 @@ std::vector<Candidate> rank_candidates(const CsrView<T>& a, const models::SpmvMa
         const SellpLayout sorted = sellp_layout(p, b, sorting_window(a.num_rows, machine), threshold);
         for (const SellpLayout* layout : {&natural, &sorted}) {
             for (index_type t = 1; t <= 32 && b * t <= 1024; t *= 2)
-                out.push_back(sellp_candidate(p, *layout, natural, t, threshold));
+                out.push_back(sellp_candidate(p, *layout, t, threshold));
         }
     }
     // Fastest first; predictions within 1 % of each other (e.g. latency-bound kernels of equal

@@ -51,6 +51,7 @@ struct Candidate {
                                       // csr_merge: rows split across tiles (fix-up kernel)
     models::Traffic traffic;          // device-memory traffic (models/spmv_traffic.hpp)
     double l2_bytes = 0.0;            // bytes through L2: matrix, x-gather sectors, y
+    double gather_bytes = 0.0;        // x-gather sectors that L1 does not serve, x 32 bytes
     double sectors_per_gather = 0.0;  // mean distinct 32-byte sectors per warp gather of x
     int launches = 1;
     models::LaunchShape shapes[2];

@@ -308,6 +308,10 @@ void print_machine_profile(std::ostream& out, const MachineProfile& m)
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read bandwidth (GB/s)", m.spmv.l2_gbps);
     fmt::print(out, "{:<44} {:>12.1f}\n", "L2 read-modify-write bandwidth (GB/s)",
                m.spmv.l2_rmw_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "random gathers, x of L2/4 (GB/s of sectors)",
+               m.spmv.gather_gbps);
+    fmt::print(out, "{:<44} {:>12.1f}\n", "random gathers, x of L2/2 (GB/s of sectors)",
+               m.spmv.gather_far_gbps);
     fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, DRAM (us)", m.spmv.dram_latency_us);
     fmt::print(out, "{:<44} {:>12.3f}\n", "dependent load latency, L2 (us)", m.spmv.l2_latency_us);
     fmt::print(out, "{:<44} {:>12.2f}\n", "one empty launch, CUDA events (us)", m.spmv.launch_us);

@@ -66,7 +66,9 @@ void to_json(nlohmann::json& j, const MachineProfile& m)
            {"max_blocks_per_sm", m.spmv.max_blocks_per_sm},
            {"load_factor", m.spmv.load_factor},
            {"sellp_efficiency", m.spmv.sellp_efficiency},
-           {"csr_efficiency", m.spmv.csr_efficiency}}}};
+           {"csr_efficiency", m.spmv.csr_efficiency},
+           {"gather_gbps", m.spmv.gather_gbps},
+           {"gather_far_gbps", m.spmv.gather_far_gbps}}}};
 }
 
 void to_json(nlohmann::json& j, const GitInfo& g) { j = {{"sha", g.sha}, {"dirty", g.dirty}}; }

@@ -151,6 +151,10 @@ TEST(MachineProbeGpu, FiguresAreMeasuredAndOrdered)
     EXPECT_GT(m.l2_gbps, m.dram_gbps);             // an L2-resident array reads faster
     EXPECT_GT(m.l2_rmw_gbps, 10.0);                 // measured: read + written bytes per second
     EXPECT_LT(m.l2_rmw_gbps, 2.0 * m.l2_gbps);      // no more than reads and writes at read rate
+    EXPECT_GT(m.gather_gbps, 10.0);                 // sectors of random gathers from L2
+    EXPECT_LT(m.gather_gbps, 1.2 * m.l2_gbps);      // scattered sectors come no faster
+    EXPECT_GT(m.gather_far_gbps, 10.0);             // than streamed ones
+    EXPECT_LT(m.gather_far_gbps, 1.2 * m.gather_gbps);
     EXPECT_GT(m.dram_latency_us, m.l2_latency_us);  // a miss costs more than a hit
     EXPECT_GT(m.l2_latency_us, 0.01);
     EXPECT_GT(m.launch_us, 0.1);

@@ -35,6 +35,8 @@ models::SpmvMachine big_gpu()
     m.load_factor = 1.8;
     m.sellp_efficiency = 1.0;
     m.csr_efficiency = 0.87;
+    m.gather_gbps = 5000;
+    m.gather_far_gbps = 4400;
     return m;
 }
 
@@ -50,6 +52,8 @@ models::SpmvMachine small_gpu()
     m.max_blocks_per_sm = 16;
     m.load_factor = 1.5;
     m.csr_efficiency = 0.95;
+    m.gather_gbps = 1600;
+    m.gather_far_gbps = 1400;
     return m;
 }
 
@@ -106,7 +110,7 @@ TEST(SpmvTimeModel, TotalIsLaunchesPlusTheLargestBound)
     // 300 MB at 3000 GB/s = 100 us DRAM; 300 MB at 8000 GB/s = 37.5 us L2; 132*2048 threads
     // (one wave) with chains of 10 latencies of 0.6 us = 6 us; one launch of 2.5 us.
     const models::LaunchShape shape{132.0 * 2048, 10, 10};
-    const auto t = models::predict_spmv_time(300e6, 300e6, &shape, 1, m);
+    const auto t = models::predict_spmv_time(300e6, 300e6, 0, 8e6, &shape, 1, m);
     EXPECT_FALSE(t.l2_resident);
     EXPECT_NEAR(t.dram * 1e6, 100.0, 1e-9);
     EXPECT_NEAR(t.l2 * 1e6, 37.5, 1e-9);
@@ -117,11 +121,36 @@ TEST(SpmvTimeModel, TotalIsLaunchesPlusTheLargestBound)
     EXPECT_STREQ(t.bound(), "dram");
     // 1 MB fits in half of L2: no DRAM term, L2 latency, L2 bandwidth.
     const models::LaunchShape tiny{1000, 8, 20};
-    const auto u = models::predict_spmv_time(1e6, 1e6, &tiny, 1, m);
+    const auto u = models::predict_spmv_time(1e6, 1e6, 0, 8e4, &tiny, 1, m);
     EXPECT_TRUE(u.l2_resident);
     EXPECT_EQ(u.dram, 0.0);
     EXPECT_NEAR(u.latency * 1e6, 0.25 * 20, 1e-9);  // fewer threads than one wave: the longest chain
     EXPECT_STREQ(u.bound(), "latency");
+}
+
+// Scattered gathers: 400 MB of sectors at 5000 GB/s = 80 us beside 100 us of DRAM, combined in
+// the 3-norm; the rate falls from gather_gbps (x up to L2/4) to gather_far_gbps (x from L2/2),
+// linearly between.
+TEST(SpmvTimeModel, GathersAreChargedAtTheRateOfXsSize)
+{
+    models::SpmvMachine m = big_gpu();  // L2 50 MB
+    const models::LaunchShape shape{132.0 * 2048, 1, 1};
+    const auto t = models::predict_spmv_time(300e6, 300e6, 400e6, 8e6, &shape, 1, m);
+    EXPECT_NEAR(t.gather * 1e6, 80.0, 1e-9);
+    EXPECT_NEAR(t.total() * 1e6,
+                2.5 + std::cbrt(100.0 * 100 * 100 + 37.5 * 37.5 * 37.5 + 80.0 * 80 * 80 +
+                                t.latency * 1e6 * t.latency * 1e6 * t.latency * 1e6),
+                1e-9);
+    EXPECT_STREQ(t.bound(), "dram");
+    const auto g = models::predict_spmv_time(300e6, 300e6, 800e6, 8e6, &shape, 1, m);
+    EXPECT_STREQ(g.bound(), "gather");
+    EXPECT_DOUBLE_EQ(models::gather_rate_gbps(m, 1e6), 5000.0);
+    EXPECT_DOUBLE_EQ(models::gather_rate_gbps(m, 12.5e6), 5000.0);
+    EXPECT_DOUBLE_EQ(models::gather_rate_gbps(m, 18.75e6), 4700.0);  // halfway
+    EXPECT_DOUBLE_EQ(models::gather_rate_gbps(m, 25e6), 4400.0);
+    EXPECT_DOUBLE_EQ(models::gather_rate_gbps(m, 1e9), 4400.0);
+    m.gather_gbps = m.gather_far_gbps = 0.0;  // no figures: no term
+    EXPECT_EQ(models::predict_spmv_time(300e6, 300e6, 400e6, 8e6, &shape, 1, m).gather, 0.0);
 }
 
 TEST(SpmvTimeModel, LatencyBoundCountsWavesAndTheLongestChainOnce)
@@ -136,7 +165,7 @@ TEST(SpmvTimeModel, LatencyBoundCountsWavesAndTheLongestChainOnce)
     EXPECT_NEAR(models::latency_bound_seconds(small_blocks, m, 0.6) * 1e6, 0.6 * (8 * 3 + 8), 1e-9);
     // The DRAM term divides by the kernel's streaming efficiency; the step time is the latency
     // times the load factor.
-    const auto t = models::predict_spmv_time(300e6, 300e6, &s, 1, m, 0.8);
+    const auto t = models::predict_spmv_time(300e6, 300e6, 0, 8e6, &s, 1, m, 0.8);
     EXPECT_NEAR(t.dram * 1e6, 125.0, 1e-9);
     EXPECT_NEAR(t.latency * 1e6, 1.8 * 20 * 0.6, 1e-9);
 }
@@ -210,6 +239,33 @@ TEST(SpmvPolicy, SellpCandidateCountsTheExactLayout)
         EXPECT_DOUBLE_EQ(c.traffic.bytes(), t.bytes());
         EXPECT_EQ(c.launches, s.num_long_rows() > 0 ? 2 : 1);
     }
+}
+
+// x-gather sectors that L1 does not serve: columns scattered over a 200k-row x (1.6 MB, far
+// more sectors than a window of gathers touches) are nearly one new sector per entry; a band of
+// +-20 columns re-gathers the sectors its previous rows touched (a few new per 32 entries); a
+// sorted SELL-P layout of the band puts rows of unequal length, far apart, side by side.
+TEST(SpmvPolicy, ScatteredColumnsGatherNewSectorsAndABandDoesNot)
+{
+    const index_type n = 200000;
+    const Csr<double> scattered = irregular(n, 8, 16, n, 5);
+    const Csr<double> band = irregular(n, 8, 16, 20, 5);
+    const auto per_entry = [](const Csr<double>& a, const Candidate& c) {
+        return c.gather_bytes / 32.0 / static_cast<double>(a.nnz());
+    };
+    const models::SpmvMachine m = big_gpu();
+    const Candidate s = model_candidate(scattered.view(), Kernel::csr_adaptive, {}, 0, m);
+    const Candidate b = model_candidate(band.view(), Kernel::csr_adaptive, {}, 0, m);
+    EXPECT_GT(per_entry(scattered, s), 0.85);
+    EXPECT_LE(per_entry(scattered, s), 1.0);
+    EXPECT_LT(per_entry(band, b), 0.1);
+    EXPECT_DOUBLE_EQ(s.l2_bytes, s.traffic.bytes() + s.gather_bytes);
+    EXPECT_GT(s.time.gather, 0.0);
+    const Candidate natural = model_candidate(band.view(), Kernel::sellp, {64, 1, 1, 0}, 0, m);
+    const Candidate sorted =
+        model_candidate(band.view(), Kernel::sellp, {64, 1, 64 * 1024, 0}, 0, m);
+    EXPECT_LT(per_entry(band, natural), 0.2);
+    EXPECT_GT(sorted.gather_bytes, 3 * natural.gather_bytes);
 }
 
 TEST(SpmvPolicy, RankingIsDeterministicAndSorted)
