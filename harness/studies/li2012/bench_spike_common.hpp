@@ -122,7 +122,8 @@ struct ModelOut {
     double seconds = std::numeric_limits<double>::quiet_NaN();
     double bytes = std::numeric_limits<double>::quiet_NaN();
     double flops = std::numeric_limits<double>::quiet_NaN();
-    std::map<std::string, double> groups;  // seconds per li2012 Fig. 6 phase
+    std::map<std::string, double> groups;  // seconds per li2012 Fig. 6 phase, and "start"
+                                           // (r0 = b - A x0: in no timed phase)
     // The measured steps and waves the chains used (SpikeSolver<T>::step_seconds; 0: none)
     sp::StepSeconds steps;
 };

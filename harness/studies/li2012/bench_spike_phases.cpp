@@ -27,8 +27,10 @@ json run_spike_phases_study(const StudyRun& run)
     s.ctx()["notes"].push_back(
         "fig6: phases from a detailed solve (CUDA events between phases, NVTX ranges of the same "
         "names, so Nsight Systems shows them too); model groups: LU/UL = lu + ul_top, spikes = "
-        "spike_tips, reduced system = reduced_factor, BiCGStab SpMV = the SpMVs, preconditioner "
-        "= every apply (solve pairs, reduced solves, coupling), other = the vector operations");
+        "spike_tips, reduced system = reduced_factor, BiCGStab SpMV = the iterations' SpMVs, "
+        "preconditioner = every apply (solve pairs, reduced solves, coupling), other = the "
+        "iterations' vector operations; the start (r0 = b - A x0) is in the solve's time, not in "
+        "a phase");
     const Problem p = make_problem(n, default_k, default_d, matrix_seed, false);
     Gpu g(p);
     Progress progress;
