@@ -1,5 +1,5 @@
 // Run-time model of one SpMV kernel configuration: the time the `auto` SpMV policy ranks its
-// candidates by (kernels/spmv_policy.hpp). A kernel is bound by one of three things, whichever
+// candidates by (kernels/spmv_policy.hpp). A kernel is bound by one of four things, whichever
 // takes longest, and every launch adds its overhead:
 //  - device memory: the bytes of the traffic model (models/spmv_traffic.hpp) over the DRAM
 //    bandwidth (anzt2015 Sec. 4.2: SpMV is bandwidth bound) times the kernel family's streaming
