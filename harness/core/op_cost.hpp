@@ -81,8 +81,9 @@ LaunchFigures measure_cublas_launch_figures(std::int64_t n, cudaStream_t stream)
 /// next launch from the host), results of dot and nrm2 to device memory: what a solver built on
 /// cuBLAS's level-1 calls spends on the device per call at its system's size. The calls go round
 /// cublas_call_pairs(...) pairs of vectors, so that a vector's lines are as far from L2 as the
-/// solver leaves them between two uses (anzt2015 Sec. 3.2's reference BiCGSTAB at 2M rows reads its
-/// vectors from DRAM: a 1-pair measurement there, all in L2, came out 12-17 % short on an H200).
+/// solver leaves them between two uses (a solver whose SpMV streams more than L2 between two calls
+/// finds its vectors in DRAM: a 1-pair measurement of 16 MB vectors, all in L2, was 12-17 % short
+/// of such a solver's calls on an H200).
 struct CublasCallTimes {
     double axpy_us = 0;      // y += a x (a = 1e-30: y keeps its values, no shortcut for a = 0)
     double scal_us = 0;      // x = a x (a = -1: x changes sign, no shortcut for a = 1)
