@@ -119,12 +119,9 @@ enum class Access { read, update };
 /// Bandwidth (GB/s) of an array of `bytes`, each launch reading it (or updating it in place:
 /// bytes read + written) `repeats` times: an array much larger than L2 read once gives the DRAM
 /// bandwidth, one inside L2 read or updated many times the L2 bandwidth (one launch's overhead
-/// amortized).
-double array_gbps(std::size_t bytes, int repeats, Access access, cudaStream_t stream)
+/// amortized). 8 blocks of 256 threads per SM of the device's `sms`.
+double array_gbps(std::size_t bytes, int repeats, Access access, int sms, cudaStream_t stream)
 {
-    int device = 0, sms = 0;
-    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const unsigned grid = static_cast<unsigned>(sms) * 8, block = 256;
     const std::size_t n = bytes / sizeof(double2);
     device_buffer<double2> a(n);
@@ -144,13 +141,10 @@ double array_gbps(std::size_t bytes, int repeats, Access access, cudaStream_t st
 }
 
 /// GB/s of 32-byte sectors that random 8-byte gathers from an L2-resident array of `bytes` get
-/// with every SM busy (8 blocks of 256 threads per SM, 256 gathers per thread): each gather
-/// touches one sector.
-double gather_gbps(std::size_t bytes, cudaStream_t stream)
+/// with every one of the device's `sms` SMs busy (8 blocks of 256 threads per SM, 256 gathers per
+/// thread): each gather touches one sector.
+double gather_gbps(std::size_t bytes, int sms, cudaStream_t stream)
 {
-    int device = 0, sms = 0;
-    KBENCH_CUDA_CHECK(cudaGetDevice(&device));
-    KBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const unsigned grid = static_cast<unsigned>(sms) * 8, block = 256;
     constexpr int per = 256;
     const std::size_t n = std::max<std::size_t>(bytes / sizeof(double), 1);
@@ -274,11 +268,12 @@ models::SpmvMachine measure_machine_figures()
     const std::size_t l2 = static_cast<std::size_t>(std::max(prop.l2CacheSize, 1 << 20));
     m.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
     m.dram_gbps =
-        array_gbps(std::max<std::size_t>(std::size_t{1} << 30, 16 * l2), 1, Access::read, stream);
-    m.l2_gbps = array_gbps(l2 / 4, 64, Access::read, stream);
-    m.l2_rmw_gbps = array_gbps(l2 / 4, 64, Access::update, stream);
-    m.gather_gbps = gather_gbps(l2 / 4, stream);
-    m.gather_far_gbps = gather_gbps(l2 / 2, stream);
+        array_gbps(std::max<std::size_t>(std::size_t{1} << 30, 16 * l2), 1, Access::read,
+                   m.sm_count, stream);
+    m.l2_gbps = array_gbps(l2 / 4, 64, Access::read, m.sm_count, stream);
+    m.l2_rmw_gbps = array_gbps(l2 / 4, 64, Access::update, m.sm_count, stream);
+    m.gather_gbps = gather_gbps(l2 / 4, m.sm_count, stream);
+    m.gather_far_gbps = gather_gbps(l2 / 2, m.sm_count, stream);
     m.dram_latency_us = dependent_load_latency_us(4 * l2, 20000, stream);
     m.l2_latency_us = dependent_load_latency_us(l2 / 8, 20000, stream);
     m.launch_us = 1e6 * median_seconds([&] { launch_empty_kernel(stream); }, stream, 51);
