@@ -78,6 +78,19 @@ struct SectorSet {
     }
 };
 
+/// Sums over sampled gathers: the distinct sectors each touches, and those of them that the
+/// gathers before it (`before`) did not.
+struct GatherTally {
+    double total = 0.0, fresh = 0.0;
+    void add(SectorSet& now, SectorSet& before)
+    {
+        now.finish();
+        before.finish();
+        total += static_cast<double>(now.s.size());
+        fresh += now.new_over(before);
+    }
+};
+
 /// Mean and extremes of per-thread-group chains, weighted by threads.
 struct ChainStats {
     double threads = 0.0, weighted = 0.0, max = 0.0;
@@ -107,7 +120,7 @@ struct MatrixProfile {
     {
         if (a.nnz == 0) return;
         Rng rng{sample_seed};
-        double total = 0.0, fresh = 0.0;
+        GatherTally tally;
         for (int s = 0; s < gather_samples; ++s) {
             const std::int64_t p = rng.below(a.nnz);
             const std::int64_t g = p - p % warp_size;
@@ -116,13 +129,10 @@ struct MatrixProfile {
             for (std::int64_t i = g; i < end; ++i) now.add(a.col_idx[i], vb);
             for (std::int64_t i = std::max<std::int64_t>(0, g - gather_window * warp_size); i < g; ++i)
                 before.add(a.col_idx[i], vb);
-            now.finish();
-            before.finish();
-            total += static_cast<double>(now.s.size());
-            fresh += now.new_over(before);
+            tally.add(now, before);
         }
-        consecutive_sectors = total / gather_samples;
-        consecutive_new = fresh / gather_samples;
+        consecutive_sectors = tally.total / gather_samples;
+        consecutive_new = tally.fresh / gather_samples;
     }
     /// Gather instructions of the CSR kernels: the entries in groups of 32.
     double csr_gathers() const { return static_cast<double>(ceil_div(a.nnz, warp_size)); }
@@ -290,7 +300,7 @@ SellpLayout sellp_layout(const MatrixProfile<T>& p, index_type b, index_type sig
     for (index_type s = 0; s < slices; ++s) prefix[s + 1] = prefix[s] + std::int64_t{L.longest[s]} * b;
     if (prefix.back() > 0) {
         Rng rng{sample_seed};
-        double total = 0.0, fresh = 0.0;
+        GatherTally tally;
         for (int k = 0; k < gather_samples; ++k) {
             const std::int64_t pos = rng.below(prefix.back());
             const auto s = static_cast<index_type>(
@@ -310,13 +320,10 @@ SellpLayout sellp_layout(const MatrixProfile<T>& p, index_type b, index_type sig
                 for (std::int64_t jj = std::max<std::int64_t>(0, j - gather_window); jj < j; ++jj)
                     before.add(column(sr, jj), p.vb);
             }
-            now.finish();
-            before.finish();
-            total += static_cast<double>(now.s.size());
-            fresh += now.new_over(before);
+            tally.add(now, before);
         }
-        L.sectors_per_gather = total / gather_samples;
-        L.new_sectors_per_gather = fresh / gather_samples;
+        L.sectors_per_gather = tally.total / gather_samples;
+        L.new_sectors_per_gather = tally.fresh / gather_samples;
     }
     return L;
 }
