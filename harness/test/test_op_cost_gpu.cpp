@@ -78,8 +78,11 @@ TEST(OpCostGpu, CublasLaunchFiguresArePositive)
 }
 
 // cuBLAS's calls at two sizes: every time positive, and 4M doubles take longer than 4k (the
-// bytes, 64 MB or more per call, dwarf the launch); a copy moves no more than an axpy; going
-// round vectors that L2 cannot hold (reuse distance 1 GB) is no faster than reusing one pair.
+// bytes, 64 MB or more per call, dwarf the launch); a copy moves no more than an axpy; an axpy
+// going round vectors that L2 cannot hold (reuse distance 1 GB) is no faster than one reusing a
+// pair. Not the dot: cuBLAS's sdot over 4M floats runs at ~2 TB/s, below both the L2 and the
+// device-memory rate, so its cold and hot times agree only within noise (15.1 vs 17.2 us, an
+// H200).
 TEST(OpCostGpu, CublasCallTimesGrowWithTheVectors)
 {
     KBENCH_REQUIRE_GPU();
@@ -97,7 +100,6 @@ TEST(OpCostGpu, CublasCallTimesGrowWithTheVectors)
     EXPECT_GT(large.dot_us, 2 * small.dot_us);
     EXPECT_LE(large.copy_us, 1.2 * large.axpy_us);
     EXPECT_GE(cold.axpy_us, 0.95 * single.axpy_us);
-    EXPECT_GE(cold.dot_us, 0.95 * single.dot_us);
     const nlohmann::json j = large;
     EXPECT_DOUBLE_EQ(j.get<CublasCallTimes>().dot_self_us, large.dot_self_us);
     EXPECT_EQ(large.pairs, 1);

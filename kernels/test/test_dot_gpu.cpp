@@ -28,6 +28,7 @@
 //   sum |x_i y_i| (about n / 4 here): the n * eps bound of recursive summation with n cut by the
 //   block size, i.e. ~1e-12 at n ~ 1e5 .. 1e6.
 #include "kernels/base/cuda_handles.hpp"
+#include "kernels/base/device.hpp"
 #include "kernels/base/device_buffer.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/test/gpu_test.hpp"
@@ -39,6 +40,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <utility>
@@ -426,6 +428,34 @@ TEST(MdgmGpu, RandomWithinBoundFloat)
 {
     KBENCH_REQUIRE_GPU();
     check_mdgm<float>(false);
+}
+
+/// Past half the L2 cache y is read from device memory, and mdgm takes its wide column groups
+/// (k > 16): n just past that size, k with a partial last group (17, 30) and full ones (64),
+/// aligned and misaligned.
+template <typename T>
+void check_mdgm_past_half_l2(bool dyadic, std::initializer_list<int> counts)
+{
+    const cuda_stream stream;
+    const std::int64_t n = static_cast<std::int64_t>(l2_cache_bytes() / (2 * sizeof(T))) + 1027;
+    for (const int k : counts) {
+        for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+            SCOPED_TRACE(testing::Message() << "k=" << k << " n=" << n << " offset=" << offset);
+            check_mdgm_case<T>(dyadic, n, k, n, offset, stream);
+        }
+    }
+}
+
+TEST(MdgmGpu, WideGroupsPastHalfTheL2DyadicExactDouble)
+{
+    KBENCH_REQUIRE_GPU();
+    check_mdgm_past_half_l2<double>(true, {17, 30, 64});
+}
+
+TEST(MdgmGpu, WideGroupsPastHalfTheL2RandomWithinBoundFloat)
+{
+    KBENCH_REQUIRE_GPU();
+    check_mdgm_past_half_l2<float>(false, {30});
 }
 
 // ---- GPU: determinism and edge cases ----------------------------------------------------
