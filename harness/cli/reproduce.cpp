@@ -77,6 +77,28 @@ std::vector<std::string> stored_results(const std::string& results_root, const s
     return found;
 }
 
+std::vector<std::string> stored_variant_results(const std::string& results_root,
+                                               const std::string& id)
+{
+    const auto [study, item] = split_id(id);
+    std::vector<std::string> found;
+    std::error_code ec;
+    if (!fs::is_directory(results_root, ec)) return found;
+    for (const auto& gpu : fs::directory_iterator(results_root, ec)) {
+        const fs::path dir = gpu.path() / study;
+        if (!gpu.is_directory(ec) || !fs::is_directory(dir, ec)) continue;
+        for (const auto& variant : fs::directory_iterator(dir, ec)) {
+            const std::string name = variant.path().filename().string();
+            const fs::path file = variant.path() / "results.json";
+            if (name.size() > item.size() + 1 && name.compare(0, item.size() + 1, item + "-") == 0 &&
+                fs::is_regular_file(file, ec))
+                found.push_back(file.string());
+        }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
 std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id)
 {
     std::vector<std::string> gpus;
@@ -162,6 +184,10 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
                 const fs::path gpu_dir = fs::path(f).parent_path().parent_path().parent_path();
                 out_dirs.push_back((gpu_dir / study / item).string());
             }
+        }
+        for (const auto& f : stored_variant_results(options.results_root, id)) {
+            files.push_back(f);  // the same table over another matrix set, rendered in place
+            out_dirs.push_back(fs::path(f).parent_path().string());
         }
         if (files.empty()) {
             fmt::print(stderr, "kbench: no stored results for {} (looked for {}/*/{}/results.json)\n",

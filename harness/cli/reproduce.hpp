@@ -45,6 +45,12 @@ RenderOutcome render_results(const std::string& results_json, const std::string&
 /// and model_results_name), sorted.
 std::vector<std::string> stored_results(const std::string& results_root, const std::string& id);
 
+/// Stored results files results_root/*/<study>/<item>-<variant>/results.json of an id: the same
+/// table over other inputs (e.g. anzt2015/table3-graphs, table3 over the graphs matrix set),
+/// which a render of stored results renders in place with the id's renderer; sorted.
+std::vector<std::string> stored_variant_results(const std::string& results_root,
+                                               const std::string& id);
+
 /// The <gpu> folder names of stored_results(results_root, id), sorted (e.g. {"NVIDIA_H200"};
 /// {"model"} for an id that needs no GPU).
 std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id);
