@@ -89,8 +89,9 @@ std::vector<std::string> stored_variant_results(const std::string& results_root,
         if (!gpu.is_directory(ec) || !fs::is_directory(dir, ec)) continue;
         for (const auto& variant : fs::directory_iterator(dir, ec)) {
             const std::string name = variant.path().filename().string();
+            const std::string prefix = item + "-";
             const fs::path file = variant.path() / "results.json";
-            if (name.size() > item.size() + 1 && name.compare(0, item.size() + 1, item + "-") == 0 &&
+            if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
                 fs::is_regular_file(file, ec))
                 found.push_back(file.string());
         }

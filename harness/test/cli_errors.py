@@ -176,6 +176,25 @@ class Errors(unittest.TestCase):
         self.assertRegex(out, r"1 skipped, 0 failed")
         self.assertRegex(out, r"skipped: anzt2015/fig7: not run here \(.+\) and no stored results")
 
+    # A render of stored results renders an id's variant folders (<item>-<variant>) in place
+    # with the id's renderer, and no folder that only starts with the item's name.
+    def test_reproduce_renders_variants(self):
+        root = os.path.join(WORK, "variants")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
+        gpu = next(g for g in sorted(os.listdir(src)) if os.path.exists(
+            os.path.join(src, g, "anzt2015", "table3-graphs", "results.json")))
+        for folder in ("table3-graphs", "table30"):
+            os.makedirs(os.path.join(root, gpu, "anzt2015", folder), exist_ok=True)
+            shutil.copy(os.path.join(src, gpu, "anzt2015", "table3-graphs", "results.json"),
+                        os.path.join(root, gpu, "anzt2015", folder))
+        rc, out = run([KBENCH, "reproduce", "anzt2015/table3", "--results-dir", root])
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(os.path.exists(
+            os.path.join(root, gpu, "anzt2015", "table3-graphs", "table.md")), out)
+        self.assertFalse(os.path.exists(
+            os.path.join(root, gpu, "anzt2015", "table30", "table.md")), out)
+        self.assertRegex(out, r"summary: 1 id: 0 ran, 1 rendered from stored results")
+
     # 13: --resume keeps an id done at this commit (clean tree) and runs one done at another
     def test_reproduce_resume(self):
         root = os.path.join(WORK, "resume")
