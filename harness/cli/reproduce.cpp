@@ -63,41 +63,47 @@ RenderOutcome render_results(const std::string& results_json, const std::string&
     return run_analysis_script("render.py", {results_json, "--id", id, "--out-dir", out_dir});
 }
 
-std::vector<std::string> stored_results(const std::string& results_root, const std::string& id)
-{
-    const auto [study, item] = split_id(id);
-    std::vector<std::string> found;
-    std::error_code ec;
-    if (!fs::is_directory(results_root, ec)) return found;
-    for (const auto& gpu : fs::directory_iterator(results_root, ec)) {
-        const fs::path file = gpu.path() / study / item / "results.json";
-        if (gpu.is_directory(ec) && fs::is_regular_file(file, ec)) found.push_back(file.string());
-    }
-    std::sort(found.begin(), found.end());
-    return found;
-}
+namespace {
 
-std::vector<std::string> stored_variant_results(const std::string& results_root,
-                                               const std::string& id)
+/// results_root/<gpu>/<study>/<folder>/results.json for every folder whose name `pick` accepts,
+/// sorted.
+template <typename Pick>
+std::vector<std::string> stored_results_in(const std::string& results_root,
+                                           const std::string& study, Pick pick)
 {
-    const auto [study, item] = split_id(id);
     std::vector<std::string> found;
     std::error_code ec;
     if (!fs::is_directory(results_root, ec)) return found;
     for (const auto& gpu : fs::directory_iterator(results_root, ec)) {
         const fs::path dir = gpu.path() / study;
         if (!gpu.is_directory(ec) || !fs::is_directory(dir, ec)) continue;
-        for (const auto& variant : fs::directory_iterator(dir, ec)) {
-            const std::string name = variant.path().filename().string();
-            const std::string prefix = item + "-";
-            const fs::path file = variant.path() / "results.json";
-            if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
-                fs::is_regular_file(file, ec))
+        for (const auto& folder : fs::directory_iterator(dir, ec)) {
+            const fs::path file = folder.path() / "results.json";
+            if (pick(folder.path().filename().string()) && fs::is_regular_file(file, ec))
                 found.push_back(file.string());
         }
     }
     std::sort(found.begin(), found.end());
     return found;
+}
+
+}  // namespace
+
+std::vector<std::string> stored_results(const std::string& results_root, const std::string& id)
+{
+    const auto [study, item] = split_id(id);
+    return stored_results_in(results_root, study,
+                             [&item = item](const std::string& name) { return name == item; });
+}
+
+std::vector<std::string> stored_variant_results(const std::string& results_root,
+                                               const std::string& id)
+{
+    const auto [study, item] = split_id(id);
+    const std::string prefix = item + "-";
+    return stored_results_in(results_root, study, [&prefix](const std::string& name) {
+        return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
+    });
 }
 
 std::vector<std::string> stored_result_gpus(const std::string& results_root, const std::string& id)
