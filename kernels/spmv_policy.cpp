@@ -134,8 +134,11 @@ struct MatrixProfile {
         consecutive_sectors = tally.total / gather_samples;
         consecutive_new = tally.fresh / gather_samples;
     }
-    /// Gather instructions of the CSR kernels: the entries in groups of 32.
-    double csr_gathers() const { return static_cast<double>(ceil_div(a.nnz, warp_size)); }
+    /// Sectors the CSR kernels' gathers (the entries in groups of 32) request beyond L1.
+    double csr_new_sectors() const
+    {
+        return static_cast<double>(ceil_div(a.nnz, warp_size)) * consecutive_new;
+    }
     index_type row_len(index_type i) const { return a.row_ptr[i + 1] - a.row_ptr[i]; }
 
     /// Fills the time and L2 fields of `c`, whose gathers request `gather_sectors` sectors
@@ -188,7 +191,7 @@ Candidate csr_vector_candidate(const MatrixProfile<T>& p, int subwarp)
     }
     c.shapes[0] = chains.shape(256);  // kernels/spmv.cu vector_block_size
     c.sectors_per_gather = p.consecutive_sectors;  // lanes read consecutive entries
-    p.finish(c, p.csr_gathers() * p.consecutive_new);
+    p.finish(c, p.csr_new_sectors());
     return c;
 }
 
@@ -213,7 +216,7 @@ Candidate csr_adaptive_candidate(const MatrixProfile<T>& p)
                                           static_cast<std::int64_t>(plan.blocks.size()),
                                           c.long_rows, p.vb);
     c.sectors_per_gather = p.consecutive_sectors;
-    p.finish(c, p.csr_gathers() * p.consecutive_new);
+    p.finish(c, p.csr_new_sectors());
     return c;
 }
 
@@ -237,7 +240,7 @@ Candidate csr_merge_candidate(const MatrixProfile<T>& p)
     c.traffic = models::csr_merge_spmv(a.num_rows, a.num_cols, a.nnz, plan.num_tiles(),
                                        c.long_rows, plan.carry_tiles(), p.vb);
     c.sectors_per_gather = p.consecutive_sectors;  // a warp stages consecutive entries
-    p.finish(c, p.csr_gathers() * p.consecutive_new);
+    p.finish(c, p.csr_new_sectors());
     return c;
 }
 
