@@ -30,7 +30,7 @@ constexpr int sellp_max_block_size = 1024;
 constexpr int long_row_block_size = 256;  // threads per long row (one block each)
 constexpr int adaptive_block_size = 256;  // 8 warps, one CSR-Adaptive row block each
 constexpr int adaptive_items = csr_adaptive_block_nnz / 32;  // entries per lane
-constexpr int merge_block_size = 128;  // 4 warps, one merge tile each
+constexpr int merge_block_size = 256;  // 8 warps, one merge tile each
 constexpr int merge_items = csr_merge_items_per_thread;  // merge-path items per lane
 constexpr int merge_tile = csr_merge_tile_items;         // items per tile (warp)
 constexpr int merge_fixup_block_size = 256;             // 8 warps, one split row each
@@ -238,7 +238,8 @@ __global__ void __launch_bounds__(adaptive_block_size)
 /// Merge-based CSR (see kernels/spmv.hpp): warp w of the grid takes tile w, items [w*224,
 /// (w+1)*224) of the merge path, from coords[w] = (r0, k0) to coords[w + 1] = (r1, k1): row ends
 /// r0..r1-1 and nonzeros k0..k1-1 (local row i is row r0 + i, local nonzero j is k0 + j).
-/// 1. Stage (coalesced, every load issued before the first use): end[i] = row_ptr[r0 + i + 1]
+/// 1. Stage (coalesced, every load issued before the first use, the row ends first so that their
+///    latency overlaps the gathers'): end[i] = row_ptr[r0 + i + 1]
 ///    - k0 for i < r1 - r0 and a sentinel past the tile at end[r1 - r0] (the row still open at
 ///    the tile's end), prod[j] = values[k0 + j] * x[col_idx[k0 + j]] for j < k1 - k0.
 /// 2. Lane l takes local diagonals [7l, 7l + 7) clipped to the tile, its start found by
@@ -274,6 +275,13 @@ __global__ void __launch_bounds__(merge_block_size)
     const int nnz = c1.y - c0.y;   // nonzeros in the tile; rows + nnz <= merge_tile
     T* prod = products[warp];
     index_type* end = row_ends[warp];
+    // The row ends first, so that their loads overlap the nonzeros' and the gathers' latency.
+    index_type re[merge_items];
+#pragma unroll
+    for (int u = 0; u < merge_items; ++u) {
+        const int i = lane + 32 * u;
+        re[u] = i < rows ? __ldg(row_ptr + r0 + i + 1) : 0;
+    }
     if (nnz > 0) {  // warp-uniform; a tile of row ends only gathers nothing (x may be empty)
         index_type c[merge_items];
         T v[merge_items];
@@ -294,7 +302,7 @@ __global__ void __launch_bounds__(merge_block_size)
 #pragma unroll
     for (int u = 0; u < merge_items; ++u) {
         const int i = lane + 32 * u;
-        if (i < rows) end[i] = __ldg(row_ptr + r0 + i + 1) - k0;
+        if (i < rows) end[i] = re[u] - k0;
     }
     if (lane == 0) end[rows] = merge_tile + 1;  // > every local nonzero index
     __syncwarp();
