@@ -33,7 +33,7 @@ constexpr int adaptive_items = csr_adaptive_block_nnz / 32;  // entries per lane
 constexpr int merge_block_size = 256;  // 8 warps, one merge tile each
 constexpr int merge_items = csr_merge_items_per_thread;  // merge-path items per lane
 constexpr int merge_tile = csr_merge_tile_items;         // items per tile (warp)
-constexpr int merge_fixup_block_size = 256;             // 8 warps, one split row each
+constexpr int merge_fixup_block_size = 256;             // one split row per thread
 static_assert(csr_merge_tile_threads == 32, "a merge tile is one warp");
 
 /// y = alpha*sum (+ beta*y when beta != 0: y is not read otherwise).
@@ -343,24 +343,40 @@ __global__ void __launch_bounds__(merge_block_size)
     if (lane == 31) carries[tile] = scan;
 }
 
-/// Fix-up of the rows split across merge tiles: warp w of the grid takes run w, sums the
-/// carry-outs of its tiles (lane l: tiles tile_begin + l, + 32, ... in order, then a fixed
-/// shuffle tree) and lane 0 adds alpha*sum to y[row], which the tile ending the row wrote.
+/// Fix-up of the rows split across merge tiles: thread k of the grid takes run k. A run of at
+/// most csr_merge_serial_run_tiles tiles (nearly all: a row split across a tile boundary spans
+/// one or two) is summed by its thread in tile order; the warp's longer runs go one after the
+/// other (ballot order) to the whole warp, lane l summing tiles tile_begin + l, + 32, ... in
+/// order, then a fixed shuffle tree. The run's thread adds alpha*sum to y[row], which the tile
+/// ending the row wrote. The order depends only on the plan: bitwise reproducible.
 template <typename T>
 __global__ void __launch_bounds__(merge_fixup_block_size)
     csr_merge_fixup_kernel(index_type num_runs, const CsrMergeRun* __restrict__ runs,
                            const T* __restrict__ carries, T alpha, T* __restrict__ y)
 {
     const int lane = static_cast<int>(threadIdx.x % 32);
-    const std::int64_t w = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-    if (w >= num_runs) return;  // whole warps only
-    const int4 run = __ldg(reinterpret_cast<const int4*>(runs) + w);
+    const std::int64_t k = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (k - lane >= num_runs) return;  // whole warps only: the warp's shuffles need every lane
+    const bool valid = k < num_runs;
+    const int4 run = valid ? __ldg(reinterpret_cast<const int4*>(runs) + k) : int4{0, 0, 0, 0};
+    const bool serial = run.z - run.y <= csr_merge_serial_run_tiles;
     T sum{0};
-    for (index_type t = run.y + lane; t < run.z; t += 32) sum += __ldg(carries + t);
+    if (valid && serial)
+        for (index_type t = run.y; t < run.z; ++t) sum += __ldg(carries + t);
+    for (unsigned long_runs = __ballot_sync(0xffffffffu, valid && !serial); long_runs != 0;
+         long_runs &= long_runs - 1) {
+        const int owner = __ffs(static_cast<int>(long_runs)) - 1;
+        const index_type begin = __shfl_sync(0xffffffffu, run.y, owner);
+        const index_type end = __shfl_sync(0xffffffffu, run.z, owner);
+        T part{0};
+        for (index_type t = begin + lane; t < end; t += 32) part += __ldg(carries + t);
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    if (lane == 0) y[run.x] += alpha * sum;
+        for (int offset = 16; offset > 0; offset /= 2)
+            part += __shfl_down_sync(0xffffffffu, part, offset);
+        part = __shfl_sync(0xffffffffu, part, 0);
+        if (lane == owner) sum = part;
+    }
+    if (valid) y[run.x] += alpha * sum;
 }
 
 template <typename T, int Subwarp>
@@ -538,9 +554,8 @@ void csr_merge(const CsrMergeView<T>& a, T alpha, const T* x, T beta, T* y, cuda
         a.carries);
     KBENCH_CUDA_CHECK_LAUNCH();
     if (a.num_runs > 0) {
-        constexpr int runs_per_block = merge_fixup_block_size / 32;
-        const auto fix_grid =
-            static_cast<unsigned>((std::int64_t{a.num_runs} + runs_per_block - 1) / runs_per_block);
+        const auto fix_grid = static_cast<unsigned>(
+            (std::int64_t{a.num_runs} + merge_fixup_block_size - 1) / merge_fixup_block_size);
         csr_merge_fixup_kernel<T><<<fix_grid, merge_fixup_block_size, 0, stream>>>(
             a.num_runs, a.runs, a.carries, alpha, y);
         KBENCH_CUDA_CHECK_LAUNCH();

@@ -70,8 +70,9 @@ void csr_adaptive(const CsrAdaptiveView<T>& a, T alpha, const T* x, T beta, T* y
 /// consumes it: a nonzero adds its product to the running sum, a row end stores the row. Rows
 /// split between lanes of a tile are summed by a segmented warp scan (shuffles, fixed tree);
 /// rows split between tiles are finished by a second kernel on the same stream (only when the
-/// plan has such rows): one warp per split row sums the tiles' carry-outs in a fixed order and
-/// adds alpha*sum to the y the ending tile wrote. No atomics: results are bitwise reproducible
+/// plan has such rows): one thread per split row (a warp for a row split across more than 8
+/// tiles) sums the tiles' carry-outs in a fixed order and adds alpha*sum to the y the ending
+/// tile wrote. No atomics: results are bitwise reproducible
 /// from run to run (but differ in rounding from the other kernels: a split row is
 /// alpha*p_last + beta*y + alpha*(carries)).
 /// Shapes: a.csr is num_rows x num_cols CSR (device arrays), a.coords num_tiles + 1

@@ -78,6 +78,9 @@ inline constexpr int csr_merge_items_per_thread = 7;
 inline constexpr int csr_merge_tile_threads = 32;
 inline constexpr index_type csr_merge_tile_items =
     csr_merge_items_per_thread * csr_merge_tile_threads;  // 224
+/// Split rows of at most this many tiles are summed by one thread of the fix-up (its carry-outs
+/// in tile order); longer ones by a whole warp (strided, then a fixed shuffle tree).
+inline constexpr index_type csr_merge_serial_run_tiles = 8;
 
 /// A point of the merge path: `row` rows ended and `nz` nonzeros consumed (so the next item is
 /// nonzero `nz` of row `row`, or the end of row `row`). 8 bytes, read with one load.

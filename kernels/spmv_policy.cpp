@@ -221,8 +221,9 @@ Candidate csr_adaptive_candidate(const MatrixProfile<T>& p)
 }
 
 /// Merge-based CSR (kernels/spmv.cu csr_merge): one warp of 3 dependent loads per tile in
-/// blocks of 128 threads, and when rows are split across tiles the fix-up, one warp per split
-/// row in blocks of 256.
+/// blocks of 256 threads, and when rows are split across tiles the fix-up in blocks of 256: one
+/// thread per split row, plus a warp's turn for each row split across more than
+/// csr_merge_serial_run_tiles tiles.
 template <typename T>
 Candidate csr_merge_candidate(const MatrixProfile<T>& p)
 {
@@ -233,10 +234,14 @@ Candidate csr_merge_candidate(const MatrixProfile<T>& p)
     c.stored_entries = a.nnz;
     c.launches = 0;
     const double tiles = static_cast<double>(plan.num_tiles());
-    if (tiles > 0) c.shapes[c.launches++] = {tiles * warp_size, 3.0, 3.0, 128};
+    if (tiles > 0) c.shapes[c.launches++] = {tiles * warp_size, 3.0, 3.0, 256};
     c.long_rows = static_cast<std::int64_t>(plan.runs.size());
+    const auto warp_runs = std::count_if(plan.runs.begin(), plan.runs.end(), [](const auto& r) {
+        return r.tile_end - r.tile_begin > csr_merge_serial_run_tiles;
+    });
     if (c.long_rows > 0)
-        c.shapes[c.launches++] = {static_cast<double>(c.long_rows) * warp_size, 3.0, 3.0, 256};
+        c.shapes[c.launches++] = {static_cast<double>(c.long_rows + warp_runs * warp_size), 3.0,
+                                  3.0, 256};
     c.traffic = models::csr_merge_spmv(a.num_rows, a.num_cols, a.nnz, plan.num_tiles(),
                                        c.long_rows, plan.carry_tiles(), p.vb);
     c.sectors_per_gather = p.consecutive_sectors;  // a warp stages consecutive entries

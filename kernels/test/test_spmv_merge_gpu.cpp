@@ -9,9 +9,10 @@
 // Tolerance, per row: |y_i - y_ref_i| <= c * eps(T) * (|alpha| sum_j |a_ij x_j| + |beta y_i|)
 // with c = 32 for double and c = 64 for float. The kernel rounds each product once and sums a
 // row along its merge path: up to 7 items per lane in order, a 5-level shuffle tree over the
-// lanes of a tile, and for a row split across tiles ceil(tiles / 32) carry-outs per lane and
-// another 5-level tree, then alpha*p + beta*y + alpha*carries: for the longest row here (20000
-// entries, about 90 tiles) a summation depth below 25.
+// lanes of a tile, and for a row split across tiles up to 8 carry-outs in order (one thread) or
+// ceil(tiles / 32) carry-outs per lane and another 5-level tree (a warp, longer rows), then
+// alpha*p + beta*y + alpha*carries: for the longest row here (20000 entries, about 90 tiles) a
+// summation depth below 25.
 #include "kernels/base/cuda_handles.hpp"
 #include "kernels/device_matrix.hpp"
 #include "kernels/machine_probe.hpp"
@@ -149,6 +150,29 @@ TEST(SpmvMergeGpu, OneRowLongerThanManyTiles)
     check_all<float>(a, "one very long row");
     // A single row only.
     check_all<double>(with_row_lengths({20000}, 20000), "a single long row");
+}
+
+TEST(SpmvMergeGpu, SplitRowsOnBothSidesOfTheSerialRunLimit)
+{
+    KBENCH_REQUIRE_GPU();
+    // Rows of 1-12 tiles between short ones: the fix-up's warps hold runs of at most
+    // csr_merge_serial_run_tiles tiles (one thread each) beside several longer ones (the whole
+    // warp, one after the other).
+    std::vector<index_type> lengths;
+    for (int i = 0; i < 200; ++i) {
+        lengths.push_back(static_cast<index_type>(csr_merge_tile_items * (1 + i % 12) + 37 * i % 200));
+        lengths.push_back(static_cast<index_type>(i % 5));
+    }
+    const Csr<double> a = with_row_lengths(lengths, 4000);
+    const CsrMergePlan plan = make_csr_merge_plan(a.view());
+    const auto tiles = [](const CsrMergeRun& r) { return r.tile_end - r.tile_begin; };
+    ASSERT_GE(plan.runs.size(), 64u);
+    const auto serial = std::count_if(plan.runs.begin(), plan.runs.begin() + 32,
+                                      [&](const auto& r) { return tiles(r) <= csr_merge_serial_run_tiles; });
+    ASSERT_GE(serial, 2);       // the first warp has runs of both kinds,
+    ASSERT_LE(serial, 32 - 2);  // at least two of them long
+    check_all<double>(a, "split rows of 1-12 tiles");
+    check_all<float>(a, "split rows of 1-12 tiles");
 }
 
 TEST(SpmvMergeGpu, AllEmptyMatrixAndTinyMatrices)
