@@ -31,12 +31,12 @@ nlohmann::json run_table2(const StudyRun& run)
 
 const StudyRegistrar registrar{
     {"anzt2015/table2",
-     "anzt2015 Table 2: test matrices (size, nonzeros, row lengths, SELL-P padding)", "default",
+     "anzt2015 Table 2: test matrices (size, nonzeros, row lengths, SELL-P padding)", "anzt2015",
      StudyNeeds{1, false, false}, "anzt2015/table3", run_table2},
     {"anzt2015/table3",
      "anzt2015 Table 3: SpMV (CSR scalar/vector/adaptive, SELL-P, auto, cuSPARSE) run time, "
      "GB/s and GFlop/s, double precision",
-     "default", StudyNeeds{1, false, false}, "", run_table3},
+     "anzt2015", StudyNeeds{1, false, false}, "", run_table3},
 };
 
 }  // namespace
