@@ -1,5 +1,5 @@
 // Solvers for A X = B with s right-hand sides (boman2022), on the GPU and on the CPU (Eigen,
-// OpenMP threads), both driven by the same iteration (solvers/block_gmres_cycle.hpp):
+// OpenMP threads, dense products on OpenBLAS when built with it: solvers/cpu_gemm.hpp), both driven by the same iteration (solvers/block_gmres_cycle.hpp):
 // * block GMRES (BGMRES; boman2022 "Algorithm BGMRES"; Saad, Iterative Methods for Sparse Linear
 //   Systems, 2nd ed., Sec. 6.12): block Arnoldi over n x s blocks with block CGS2 (BOrth) and a
 //   TSQR of each new block, and the band Hessenberg least squares of solvers/hessenberg.hpp;

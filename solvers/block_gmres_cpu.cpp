@@ -2,6 +2,7 @@
 #include "solvers/block_gmres.hpp"
 
 #include "solvers/block_gmres_cycle.hpp"
+#include "solvers/cpu_gemm.hpp"
 #include "solvers/gmres.hpp"
 
 #include <Eigen/Dense>
@@ -53,7 +54,7 @@ struct CpuBackend {
     Eigen::Map<Matrix<T>> x;
     int m;
     ortho::TsqrMethod tsqr;
-    Matrix<T> r, v, w, rr;
+    Matrix<T> r, v, w, rr, coef;
     detail::PhaseLog log;  // the cycle's phases; the CPU splits a step no further
 
     CpuBackend(const Csr<T>& a, int s, const std::vector<T>& B, std::vector<T>& X, int restart,
@@ -91,12 +92,15 @@ struct CpuBackend {
     bool block_step(int j, int sa, T* C, T* Rn)
     {
         const auto basis = v.leftCols(static_cast<Eigen::Index>(j + 1) * sa);
-        w.noalias() = A * block(j, sa);            // SpMM
-        Matrix<T> coef = basis.transpose() * w;    // block CGS2
-        w.noalias() -= basis * coef;
-        const Matrix<T> coef2 = basis.transpose() * w;
-        w.noalias() -= basis * coef2;
-        Eigen::Map<Matrix<T>>(C, basis.cols(), sa) = coef + coef2;
+        w.noalias() = A * block(j, sa);  // SpMM
+        // Block CGS2: C = V^T W, W -= V C, twice, the products on the BLAS (cpu_gemm.hpp).
+        Eigen::Map<Matrix<T>> c(C, basis.cols(), sa);
+        coef.resize(basis.cols(), sa);
+        cpu::gemm<T>(true, false, T(1), basis, w, T(0), c);
+        cpu::gemm<T>(false, false, T(-1), basis, c, T(1), w);
+        cpu::gemm<T>(true, false, T(1), basis, w, T(0), coef);
+        cpu::gemm<T>(false, false, T(-1), basis, coef, T(1), w);
+        c += coef;
         const bool full_rank = orthonormalize(w, rr, tsqr);
         block(j + 1, sa) = w;
         Eigen::Map<Matrix<T>>(Rn, sa, sa) = rr;
@@ -105,7 +109,9 @@ struct CpuBackend {
     void block_update(const std::vector<int>& active, int cols, const std::vector<T>& y)
     {
         const int sa = static_cast<int>(active.size());
-        const Matrix<T> dx = v.leftCols(cols) * Eigen::Map<const Matrix<T>>(y.data(), cols, sa);
+        Matrix<T> dx(n(), sa);
+        cpu::gemm<T>(false, false, T(1), v.leftCols(cols),
+                     Eigen::Map<const Matrix<T>>(y.data(), cols, sa), T(0), dx);
         for (int c = 0; c < sa; ++c) x.col(active[c]) += dx.col(c);
     }
 

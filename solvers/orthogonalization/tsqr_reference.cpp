@@ -3,6 +3,7 @@
 #include "solvers/orthogonalization/tsqr.hpp"
 
 #include "solvers/orthogonalization/small_factor.hpp"
+#include "solvers/cpu_gemm.hpp"
 
 #include <Eigen/Dense>
 
@@ -92,7 +93,8 @@ TsqrOutcome gram_schmidt(Block<T>& v, Mat<T>& r, bool modified, int passes)
 }
 
 /// The Gram-based methods (detail::gram_tsqr, shared with the GPU and the distributed TSQR):
-/// G = V^T V by Eigen, V := V U^-1 by a triangular solve, V := V M by a product.
+/// G = V^T V on the BLAS (solvers/cpu_gemm.hpp), V := V U^-1 by a triangular solve in place,
+/// V := V M by a product.
 template <typename T>
 TsqrOutcome gram_family(TsqrMethod method, Block<T>& v, Mat<T>& r)
 {
@@ -100,11 +102,13 @@ TsqrOutcome gram_family(TsqrMethod method, Block<T>& v, Mat<T>& r)
     r.resize(k, k);
     return detail::gram_tsqr<T>(
         method, v.rows(), k, r.data(), k,
-        [&](T* G) { Eigen::Map<Mat<T>>(G, k, k) = v.transpose() * v; },
+        [&](T* G) {
+            Eigen::Map<Mat<T>> g(G, k, k);
+            solvers::cpu::gemm<T>(true, false, T(1), v, v, T(0), g);
+        },
         [&](const T* U) {
             const Eigen::Map<const Mat<T>> u(U, k, k);
-            v = u.template triangularView<Eigen::Upper>().template solve<Eigen::OnTheRight>(
-                Mat<T>(v));
+            u.template triangularView<Eigen::Upper>().template solveInPlace<Eigen::OnTheRight>(v);
         },
         [&](const T* M) { v = (Mat<T>(v) * Eigen::Map<const Mat<T>>(M, k, k)).eval(); });
 }
