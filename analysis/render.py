@@ -2,12 +2,17 @@
 """Renders a kbench results.json into table.md and figure.png for one reproduced item.
 
 Usage: render.py <results.json> --id <id> --out-dir <dir>
+       render.py --jobs <jobs.json>   (a list of {"results": ..., "id": ..., "out_dir": ...})
 
 The ids are those the modules of analysis/studies/ export in their RENDERERS dicts (--help
 lists the ids found). Both outputs carry a render digest (see digest_inputs); an output that
 already carries the digest of this render is left untouched, so re-rendering unchanged inputs
 with unchanged code changes no file. stdout lists the files written, one "wrote <path>" per line.
 Exit status: 0 on success, 1 for an unreadable or invalid results file, 2 for an unknown id.
+With --jobs, the renders of one process (one interpreter start for them all, which is most of a
+render's time when its outputs are unchanged): each job as above, a failed one reported on stdout
+as "failed <index>: <reason>" (index from 0) and the others still rendered; exit status 0 when
+every job succeeded, else 1 (2 for a jobs file that cannot be read).
 """
 
 from __future__ import annotations
@@ -112,31 +117,69 @@ def digest_inputs(results_path: str, res: kbench_results.Results,
             *((name, read(path)) for name, path in sources)]
 
 
+def render_one(renderers: Dict[str, Renderer], results: str, item_id: str,
+               out_dir: str) -> Tuple[int, str]:
+    """Renders one results file; (0, "") on success, else (exit status, reason). The files
+    written are printed as "wrote <path>"."""
+    renderer = renderers.get(item_id)
+    if renderer is None:
+        return 2, f"unknown id {item_id!r}; known ids: {', '.join(renderers)}"
+    report.WRITTEN.clear()
+    try:
+        res = kbench_results.load(results)
+        digest = report.render_digest(item_id, digest_inputs(results, res, renderer))
+        with report.rendering(digest):
+            renderer.render(res, out_dir)
+    except (OSError, ValueError) as e:
+        return 1, str(e)
+    for p in report.WRITTEN:  # files left as they were are not listed
+        print(f"wrote {p}")
+    return 0, ""
+
+
+def read_jobs(path: str) -> List[Tuple[str, str, str]]:
+    """The (results, id, out_dir) triples of a --jobs file. Raises ValueError naming the file
+    and what was expected."""
+    import json
+    with open(path, encoding="utf-8") as f:
+        jobs = json.load(f)
+    keys = ("results", "id", "out_dir")
+    if not isinstance(jobs, list) or not all(
+            isinstance(j, dict) and all(isinstance(j.get(k), str) for k in keys) for j in jobs):
+        raise ValueError(f"{path}: expected a JSON list of objects with string fields "
+                         f"{', '.join(keys)}")
+    return [(j["results"], j["id"], j["out_dir"]) for j in jobs]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     renderers = discover()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("results", help="kbench results.json")
-    parser.add_argument("--id", required=True,
-                        help="item to render, one of: " + ", ".join(renderers))
-    parser.add_argument("--out-dir", required=True, help="directory for table.md, figure.png")
+    parser.add_argument("results", nargs="?", help="kbench results.json")
+    parser.add_argument("--id", help="item to render, one of: " + ", ".join(renderers))
+    parser.add_argument("--out-dir", help="directory for table.md, figure.png")
+    parser.add_argument("--jobs", help="JSON list of renders: results, id, out_dir each")
     args = parser.parse_args(argv)
-    renderer = renderers.get(args.id)
-    if renderer is None:
-        print(f"render.py: unknown id {args.id!r}; known ids: {', '.join(renderers)}",
-              file=sys.stderr)
-        return 2
-    report.WRITTEN.clear()
-    try:
-        res = kbench_results.load(args.results)
-        digest = report.render_digest(args.id, digest_inputs(args.results, res, renderer))
-        with report.rendering(digest):
-            renderer.render(res, args.out_dir)
-    except (OSError, ValueError) as e:
-        print(f"render.py: {e}", file=sys.stderr)
-        return 1
-    for p in report.WRITTEN:  # files left as they were are not listed
-        print(f"wrote {p}")
-    return 0
+    if args.jobs is not None:
+        if args.results is not None or args.id is not None or args.out_dir is not None:
+            parser.error("--jobs takes no results file, --id or --out-dir")
+        try:
+            jobs = read_jobs(args.jobs)
+        except (OSError, ValueError) as e:
+            print(f"render.py: {e}", file=sys.stderr)
+            return 2
+        failed = 0
+        for index, (results, item_id, out_dir) in enumerate(jobs):
+            code, reason = render_one(renderers, results, item_id, out_dir)
+            if code != 0:
+                failed += 1
+                print(f"failed {index}: {reason}")
+        return 1 if failed else 0
+    if args.results is None or args.id is None or args.out_dir is None:
+        parser.error("give a results file, --id and --out-dir (or --jobs)")
+    code, reason = render_one(renderers, args.results, args.id, args.out_dir)
+    if code != 0:
+        print(f"render.py: {reason}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

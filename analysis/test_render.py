@@ -386,6 +386,36 @@ class DispatcherTest(RenderTestCase):
                               "--out-dir", self.tmp.name])
         self.assertEqual(rc, 1)
 
+    def test_jobs_render_each_and_report_the_failed_by_index(self):
+        good = self.write(self.doc)
+        jobs = [{"results": good, "id": "anzt2015/table3", "out_dir": self.tmp.name + "/a"},
+                {"results": os.path.join(self.tmp.name, "none.json"), "id": "anzt2015/table2",
+                 "out_dir": self.tmp.name + "/b"},
+                {"results": good, "id": "anzt2015/table9", "out_dir": self.tmp.name + "/c"},
+                {"results": good, "id": "anzt2015/table2", "out_dir": self.tmp.name + "/d"}]
+        path = os.path.join(self.tmp.name, "jobs.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(jobs, f)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = render.main(["--jobs", path])
+        self.assertEqual(rc, 1)
+        lines = out.getvalue().splitlines()
+        self.assertEqual([l.split(":")[0] for l in lines if l.startswith("failed")],
+                         ["failed 1", "failed 2"])
+        self.assertIn("unknown id 'anzt2015/table9'", out.getvalue())
+        for ok in ("a", "d"):  # the jobs after a failure still ran
+            self.assertTrue(os.path.exists(os.path.join(self.tmp.name, ok, "table.md")), ok)
+            self.assertIn(f"wrote {os.path.join(self.tmp.name, ok, 'table.md')}", lines)
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(render.main(["--jobs", path.replace("jobs", "none")]), 2)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump([{"results": good}], f)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            self.assertEqual(render.main(["--jobs", path]), 2)
+        self.assertIn("expected a JSON list of objects", stderr.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -36,8 +36,10 @@ std::string python_interpreter()
 namespace {
 
 /// Runs <python> <source>/analysis/<script> args..., echoes each line it prints as
-/// "kbench: <line>" and counts its "wrote <path>" lines.
-RenderOutcome run_analysis_script(const std::string& script, std::vector<std::string> args)
+/// "kbench: <line>" and counts its "wrote <path>" lines; `failed`, when given, collects the
+/// job indices of its "failed <index>: <reason>" lines (render.py --jobs).
+RenderOutcome run_analysis_script(const std::string& script, std::vector<std::string> args,
+                                  std::set<std::size_t>* failed = nullptr)
 {
     args.insert(args.begin(), {python_interpreter(),
                                (fs::path(KBENCH_SOURCE_DIR) / "analysis" / script).string()});
@@ -46,6 +48,8 @@ RenderOutcome run_analysis_script(const std::string& script, std::vector<std::st
     std::istringstream lines(p.out);
     for (std::string line; std::getline(lines, line);) {
         if (line.rfind("wrote ", 0) == 0) ++outcome.files_written;
+        if (failed != nullptr && line.rfind("failed ", 0) == 0)
+            failed->insert(std::strtoull(line.c_str() + 7, nullptr, 10));
         fmt::print(stderr, "kbench: {}\n", line);
     }
     return outcome;
@@ -173,12 +177,50 @@ bool selects_all(const ReproduceOptions& options)
     return std::find(options.ids.begin(), options.ids.end(), "all") != options.ids.end();
 }
 
+/// One render of render_stored: a results file, its id and the folder for its outputs.
+struct RenderJob {
+    std::string file, id, out_dir;
+};
+
+/// Renders `jobs` with one `render.py --jobs` process (the jobs in a temporary JSON file);
+/// per job 0 when it rendered, else non-zero (every job when render.py itself failed). Adds
+/// the files written to `files_written`.
+std::vector<int> render_jobs(const std::vector<RenderJob>& jobs, int& files_written)
+{
+    if (jobs.empty()) return {};
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& j : jobs) {
+        fmt::print(stderr, "kbench: rendering {} ({})\n", j.file, j.id);
+        if (const int n = remove_stale_temp_files(j.out_dir); n > 0)
+            fmt::print(stderr, "kbench: removed {} temporary file{} of a killed run from {}\n", n,
+                       n == 1 ? "" : "s", j.out_dir);
+        list.push_back({{"results", j.file}, {"id", j.id}, {"out_dir", j.out_dir}});
+    }
+    const fs::path path =
+        fs::temp_directory_path() / fmt::format("kbench-render-jobs-{}.json", ::getpid());
+    {
+        std::ofstream out(path);
+        out << list.dump();
+        if (!out) throw std::runtime_error("kbench reproduce: cannot write " + path.string());
+    }
+    std::set<std::size_t> failed;
+    const RenderOutcome r = run_analysis_script("render.py", {"--jobs", path.string()}, &failed);
+    std::error_code ec;
+    fs::remove(path, ec);
+    files_written += r.files_written;
+    std::vector<int> codes(jobs.size(), 0);
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        if (failed.count(j) > 0 || (r.exit_code != 0 && failed.empty())) codes[j] = 1;
+    return codes;
+}
+
 int render_stored(const ReproduceOptions& options, const std::vector<std::string>& ids,
                   const std::string& reason, Summary& summary)
 {
     fmt::print(stderr, "kbench: {}: rendering stored results from {}\n", reason,
                options.results_root);
     int rendered = 0, failed = 0;
+    std::vector<RenderJob> jobs;
     for (const auto& id : ids) {
         auto files = stored_results(options.results_root, id);
         std::vector<std::string> out_dirs;
@@ -203,23 +245,26 @@ int render_stored(const ReproduceOptions& options, const std::vector<std::string
             summary.skipped_ids.emplace_back(id, "not run here (" + reason +
                                                      ") and no stored results");
         }
-        bool id_failed = false;
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            const std::string& file = files[i];
-            const RenderOutcome r = render_results(file, id, out_dirs[i]);
-            summary.files_written += r.files_written;
-            if (r.exit_code == 0) ++rendered;
-            else {
-                ++failed;
-                id_failed = true;
-                fmt::print(stderr, "kbench: error: render.py failed (exit {}) for {}\n",
-                           r.exit_code, file);
-                summary.failed_ids.emplace_back(
-                    id, fmt::format("render.py failed (exit {}) for {}", r.exit_code, file));
-            }
-        }
-        if (!files.empty()) ++(id_failed ? summary.failed : summary.rendered);
+        for (std::size_t i = 0; i < files.size(); ++i) jobs.push_back({files[i], id, out_dirs[i]});
     }
+    // One render.py for every file: most of a render whose outputs are unchanged is the
+    // interpreter's start and imports.
+    const std::vector<int> exit_codes = render_jobs(jobs, summary.files_written);
+    std::set<std::string> failed_ids;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        if (exit_codes[j] == 0) {
+            ++rendered;
+            continue;
+        }
+        ++failed;
+        failed_ids.insert(jobs[j].id);
+        fmt::print(stderr, "kbench: error: render.py failed for {}\n", jobs[j].file);
+        summary.failed_ids.emplace_back(jobs[j].id,
+                                        fmt::format("render.py failed for {}", jobs[j].file));
+    }
+    for (const auto& id : ids)
+        if (std::any_of(jobs.begin(), jobs.end(), [&](const RenderJob& j) { return j.id == id; }))
+            ++(failed_ids.count(id) > 0 ? summary.failed : summary.rendered);
     if (failed > 0) return 1;
     if (rendered == 0) {
         if (selects_all(options)) {
