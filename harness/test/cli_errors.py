@@ -195,6 +195,25 @@ class Errors(unittest.TestCase):
             os.path.join(root, gpu, "anzt2015", "table30", "table.md")), out)
         self.assertRegex(out, r"summary: 1 id: 0 ran, 1 rendered from stored results")
 
+    # A stored file that render.py cannot read fails its own id only: the other ids of the same
+    # (one-process) render still render, and reproduce exits non-zero naming the file.
+    def test_reproduce_render_failure_is_its_ids(self):
+        root = os.path.join(WORK, "render_failure")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
+        gpu = next(g for g in sorted(os.listdir(src))
+                   if os.path.exists(os.path.join(src, g, "anzt2015", "table2", "results.json")))
+        shutil.copytree(os.path.join(src, gpu, "anzt2015", "table2"),
+                        os.path.join(root, gpu, "anzt2015", "table2"))
+        bad = os.path.join(root, gpu, "anzt2015", "table1", "results.json")
+        os.makedirs(os.path.dirname(bad))
+        write(os.path.relpath(bad, WORK), '{"context": {}}')
+        rc, out = run([KBENCH, "reproduce", "anzt2015/table1", "anzt2015/table2",
+                       "--results-dir", root])
+        self.assertNotEqual(rc, 0, out)
+        self.assertRegex(out, r"summary: 2 ids: 0 ran, 1 rendered from stored results .*1 failed")
+        self.assertIn(f"anzt2015/table1: render.py failed for {bad}", out)
+        self.assertTrue(os.path.exists(os.path.join(root, gpu, "anzt2015", "table2", "table.md")))
+
     # 13: --resume keeps an id done at this commit (clean tree) and runs one done at another
     def test_reproduce_resume(self):
         root = os.path.join(WORK, "resume")
