@@ -55,15 +55,23 @@ RenderOutcome run_analysis_script(const std::string& script, std::vector<std::st
     return outcome;
 }
 
-}  // namespace
-
-RenderOutcome render_results(const std::string& results_json, const std::string& id,
-                             const std::string& out_dir)
+/// Says that `results_json` (id `id`) is being rendered and removes the temporary files a killed
+/// render left in `out_dir`.
+void begin_render(const std::string& results_json, const std::string& id,
+                  const std::string& out_dir)
 {
     fmt::print(stderr, "kbench: rendering {} ({})\n", results_json, id);
     if (const int n = remove_stale_temp_files(out_dir); n > 0)
         fmt::print(stderr, "kbench: removed {} temporary file{} of a killed run from {}\n", n,
                    n == 1 ? "" : "s", out_dir);
+}
+
+}  // namespace
+
+RenderOutcome render_results(const std::string& results_json, const std::string& id,
+                             const std::string& out_dir)
+{
+    begin_render(results_json, id, out_dir);
     return run_analysis_script("render.py", {results_json, "--id", id, "--out-dir", out_dir});
 }
 
@@ -190,10 +198,7 @@ std::vector<int> render_jobs(const std::vector<RenderJob>& jobs, int& files_writ
     if (jobs.empty()) return {};
     nlohmann::json list = nlohmann::json::array();
     for (const auto& j : jobs) {
-        fmt::print(stderr, "kbench: rendering {} ({})\n", j.file, j.id);
-        if (const int n = remove_stale_temp_files(j.out_dir); n > 0)
-            fmt::print(stderr, "kbench: removed {} temporary file{} of a killed run from {}\n", n,
-                       n == 1 ? "" : "s", j.out_dir);
+        begin_render(j.file, j.id, j.out_dir);
         list.push_back({{"results", j.file}, {"id", j.id}, {"out_dir", j.out_dir}});
     }
     const fs::path path =

@@ -30,6 +30,17 @@ def run(args, limit_bytes=None, env=None):
     return p.returncode, p.stdout + p.stderr
 
 
+def copy_committed_table2(root):
+    """Copies the committed anzt2015/table2 folder of the first GPU holding one into
+    root/<gpu>/anzt2015/table2; returns the GPU folder's name."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
+    gpu = next(g for g in sorted(os.listdir(src))
+               if os.path.exists(os.path.join(src, g, "anzt2015", "table2", "results.json")))
+    shutil.copytree(os.path.join(src, gpu, "anzt2015", "table2"),
+                    os.path.join(root, gpu, "anzt2015", "table2"))
+    return gpu
+
+
 def write(name, text):
     path = os.path.join(WORK, name)
     with open(path, "w") as f:
@@ -157,11 +168,7 @@ class Errors(unittest.TestCase):
     # 12: reproduce ends with a summary and lists only files it changed
     def test_reproduce_summary(self):
         root = os.path.join(WORK, "summary")
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
-        gpu = next(g for g in sorted(os.listdir(src))
-                   if os.path.exists(os.path.join(src, g, "anzt2015", "table2", "results.json")))
-        shutil.copytree(os.path.join(src, gpu, "anzt2015", "table2"),
-                        os.path.join(root, gpu, "anzt2015", "table2"))
+        copy_committed_table2(root)
         args = [KBENCH, "reproduce", "anzt2015/table2", "--results-dir", root]
         rc, out = run(args)
         self.assertEqual(rc, 0, out)
@@ -199,11 +206,7 @@ class Errors(unittest.TestCase):
     # (one-process) render still render, and reproduce exits non-zero naming the file.
     def test_reproduce_render_failure_is_its_ids(self):
         root = os.path.join(WORK, "render_failure")
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results")
-        gpu = next(g for g in sorted(os.listdir(src))
-                   if os.path.exists(os.path.join(src, g, "anzt2015", "table2", "results.json")))
-        shutil.copytree(os.path.join(src, gpu, "anzt2015", "table2"),
-                        os.path.join(root, gpu, "anzt2015", "table2"))
+        gpu = copy_committed_table2(root)
         bad = os.path.join(root, gpu, "anzt2015", "table1", "results.json")
         os.makedirs(os.path.dirname(bad))
         write(os.path.relpath(bad, WORK), '{"context": {}}')
